@@ -1,0 +1,48 @@
+import type { ErrorDef } from "./chain-error.js";
+import { GrpcCode } from "./grpc-code.js";
+
+const def = (code: number, desc: string, grpc: GrpcCode): ErrorDef => ({ codespace: "sdk", code, desc, grpc });
+
+/** The root codespace errors, with Cosmos SDK's codes and descriptions (types/errors). */
+export const SdkErrors = {
+  TxDecode: def(2, "tx parse error", GrpcCode.INVALID_ARGUMENT),
+  InvalidSequence: def(3, "invalid sequence", GrpcCode.INVALID_ARGUMENT),
+  Unauthorized: def(4, "unauthorized", GrpcCode.UNAUTHENTICATED),
+  InsufficientFunds: def(5, "insufficient funds", GrpcCode.FAILED_PRECONDITION),
+  UnknownRequest: def(6, "unknown request", GrpcCode.INVALID_ARGUMENT),
+  InvalidAddress: def(7, "invalid address", GrpcCode.INVALID_ARGUMENT),
+  InvalidPubKey: def(8, "invalid pubkey", GrpcCode.INVALID_ARGUMENT),
+  UnknownAddress: def(9, "unknown address", GrpcCode.NOT_FOUND),
+  InvalidCoins: def(10, "invalid coins", GrpcCode.INVALID_ARGUMENT),
+  OutOfGas: def(11, "out of gas", GrpcCode.RESOURCE_EXHAUSTED),
+  MemoTooLarge: def(12, "memo too large", GrpcCode.INVALID_ARGUMENT),
+  InsufficientFee: def(13, "insufficient fee", GrpcCode.INVALID_ARGUMENT),
+  TooManySignatures: def(14, "maximum number of signatures exceeded", GrpcCode.INVALID_ARGUMENT),
+  NoSignatures: def(15, "no signatures supplied", GrpcCode.INVALID_ARGUMENT),
+  JSONMarshal: def(16, "failed to marshal JSON bytes", GrpcCode.INTERNAL),
+  JSONUnmarshal: def(17, "failed to unmarshal JSON bytes", GrpcCode.INVALID_ARGUMENT),
+  InvalidRequest: def(18, "invalid request", GrpcCode.INVALID_ARGUMENT),
+  TxInMempoolCache: def(19, "tx already in mempool", GrpcCode.ALREADY_EXISTS),
+  MempoolIsFull: def(20, "mempool is full", GrpcCode.UNAVAILABLE),
+  TxTooLarge: def(21, "tx too large", GrpcCode.INVALID_ARGUMENT),
+  KeyNotFound: def(22, "key not found", GrpcCode.NOT_FOUND),
+  WrongPassword: def(23, "invalid account password", GrpcCode.UNAUTHENTICATED),
+  InvalidSigner: def(24, "tx intended signer does not match the given signer", GrpcCode.PERMISSION_DENIED),
+  InvalidGasAdjustment: def(25, "invalid gas adjustment", GrpcCode.INVALID_ARGUMENT),
+  InvalidHeight: def(26, "invalid height", GrpcCode.INVALID_ARGUMENT),
+  InvalidVersion: def(27, "invalid version", GrpcCode.INVALID_ARGUMENT),
+  InvalidChainID: def(28, "invalid chain-id", GrpcCode.INVALID_ARGUMENT),
+  InvalidType: def(29, "invalid type", GrpcCode.INVALID_ARGUMENT),
+  TxTimeoutHeight: def(30, "tx timeout height", GrpcCode.INVALID_ARGUMENT),
+  UnknownExtensionOptions: def(31, "unknown extension options", GrpcCode.INVALID_ARGUMENT),
+  WrongSequence: def(32, "incorrect account sequence", GrpcCode.INVALID_ARGUMENT),
+  PackAny: def(33, "failed packing protobuf message to Any", GrpcCode.INTERNAL),
+  UnpackAny: def(34, "failed unpacking protobuf message from Any", GrpcCode.INVALID_ARGUMENT),
+  Logic: def(35, "internal logic error", GrpcCode.INTERNAL),
+  Conflict: def(36, "conflict", GrpcCode.ABORTED),
+  NotSupported: def(37, "feature not supported", GrpcCode.UNIMPLEMENTED),
+  NotFound: def(38, "not found", GrpcCode.NOT_FOUND),
+  IO: def(39, "Internal IO error", GrpcCode.INTERNAL),
+  AppConfig: def(40, "error in app.toml", GrpcCode.INVALID_ARGUMENT),
+  InvalidGasLimit: def(41, "invalid gas limit", GrpcCode.INVALID_ARGUMENT),
+} as const;
