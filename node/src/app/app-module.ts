@@ -1,0 +1,30 @@
+import type { DescFile } from "@bufbuild/protobuf";
+import type { Context } from "./context.js";
+import type { ServiceRegistrar } from "./service-registrar.js";
+
+/** A migration step: moves a module's state from version `from` to `from + 1`. */
+export type Migration = (ctx: Context) => Promise<void>;
+
+/**
+ * What a module declares to the app. Everything is explicit: stores it owns, genesis, block hooks, services,
+ * consensus version and the migrations that reach it.
+ */
+export interface AppModule {
+  readonly name: string;
+  readonly consensusVersion: number;
+  /** Names of the stores this module owns. */
+  readonly storeKeys: readonly string[];
+  /** Proto files whose messages this module packs into Any or renders as JSON. */
+  readonly protoFiles: readonly DescFile[];
+  defaultGenesis?(): unknown;
+  /** Throws a clear error when the module's genesis section is unusable. */
+  validateGenesis?(state: unknown): void;
+  initGenesis?(ctx: Context, state: unknown): Promise<void>;
+  exportGenesis?(ctx: Context): Promise<unknown>;
+  preBlock?(ctx: Context): Promise<void>;
+  beginBlock?(ctx: Context): Promise<void>;
+  endBlock?(ctx: Context): Promise<void>;
+  registerServices?(registrar: ServiceRegistrar): void;
+  /** Keyed by the version a step starts from. */
+  readonly migrations?: Readonly<Record<number, Migration>>;
+}

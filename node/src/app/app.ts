@@ -1,0 +1,290 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { ChainError, toChainError } from "../errors/chain-error.js";
+import { GrpcCode } from "../errors/grpc-code.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
+import type { GenesisDoc } from "../config/genesis.js";
+import { MsgDataSchema, TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
+import type { Logger } from "../logging/logger.js";
+import { CacheMultiStore } from "../store/cache-multi-store.js";
+import type { ChangeSet } from "../store/change-set.js";
+import { computeAppHash } from "../store/app-hash.js";
+import type { BatchOp, StateStore } from "../store/state-store.js";
+import type { AppModule } from "./app-module.js";
+import { AsyncLock } from "./async-lock.js";
+import { type BlockHeaderInfo, Context } from "./context.js";
+import { type AbciEvent, EventManager } from "./events.js";
+import { GasMeter } from "./gas-meter.js";
+import { toSdkName } from "./namespace.js";
+import { ServiceRegistrar } from "./service-registrar.js";
+import { type DecodedTx, decodeTx } from "./tx-decoder.js";
+import { errorResult, type TxResult } from "./tx-result.js";
+import type { TypeRegistry } from "./type-registry.js";
+import type { AnteHandler } from "../modules/auth/ante-handler.js";
+
+export interface AppOptions {
+  name: string;
+  version: string;
+  chainId: string;
+}
+
+export interface AppDeps {
+  store: StateStore;
+  logger: Logger;
+  /** In execution order for genesis and block hooks. */
+  modules: readonly AppModule[];
+  anteHandler: AnteHandler;
+  /** Resolves Any type URLs; holds every module's proto files. */
+  types: TypeRegistry;
+}
+
+export interface FinalizeBlockRequest {
+  height: number;
+  time: Date;
+  txs: readonly Uint8Array[];
+  proposerAddress: Uint8Array;
+}
+
+export interface FinalizeBlockResult {
+  events: AbciEvent[];
+  txResults: TxResult[];
+  appHash: Uint8Array;
+}
+
+export interface QueryResult {
+  value: Uint8Array;
+  height: number;
+}
+
+type ExecMode = "check" | "simulate" | "finalize";
+
+/**
+ * The ABCI-shaped application: everything consensus needs and nothing about how blocks are made, so the
+ * embedded producer and a future CometBFT socket drive the same object.
+ */
+export class App {
+  readonly registrar = new ServiceRegistrar();
+  readonly types: TypeRegistry;
+  private readonly lock = new AsyncLock();
+  private checkState: CacheMultiStore;
+  /** Genesis writes wait here until the first block, which commits them with its own changes. */
+  private genesisState: CacheMultiStore | null = null;
+  private pending: { height: number; changes: ChangeSet; appHash: Uint8Array } | null = null;
+
+  constructor(
+    readonly opts: AppOptions,
+    private readonly deps: AppDeps,
+  ) {
+    this.types = deps.types;
+    for (const m of deps.modules) m.registerServices?.(this.registrar);
+    this.checkState = new CacheMultiStore(deps.store.view());
+  }
+
+  get modules(): readonly AppModule[] {
+    return this.deps.modules;
+  }
+
+  info(): { lastBlockHeight: number; lastBlockAppHash: Uint8Array; version: string; appName: string } {
+    return {
+      lastBlockHeight: this.deps.store.latestHeight,
+      lastBlockAppHash: this.deps.store.latestAppHash,
+      version: this.opts.version,
+      appName: this.opts.name,
+    };
+  }
+
+  private context(ms: CacheMultiStore, block: BlockHeaderInfo, mode: Context["mode"], gasLimit = 0): Context {
+    return new Context(ms, block, mode, new GasMeter(gasLimit), new EventManager(), this.deps.logger);
+  }
+
+  /** Validates every module's genesis section and stages the state; it commits with the first block. */
+  async initChain(genesis: GenesisDoc): Promise<{ appHash: Uint8Array }> {
+    if (genesis.chain_id !== this.opts.chainId) {
+      throw new Error(`genesis chain id ${genesis.chain_id} does not match the node's ${this.opts.chainId}`);
+    }
+    for (const m of this.deps.modules) m.validateGenesis?.(genesis.app_state[m.name] ?? m.defaultGenesis?.());
+    const ms = new CacheMultiStore(this.deps.store.view());
+    const block: BlockHeaderInfo = {
+      chainId: genesis.chain_id,
+      height: 0,
+      time: new Date(genesis.genesis_time),
+      proposerAddress: new Uint8Array(),
+    };
+    const ctx = this.context(ms, block, "genesis");
+    for (const m of this.deps.modules) {
+      await m.initGenesis?.(ctx, genesis.app_state[m.name] ?? m.defaultGenesis?.());
+    }
+    this.genesisState = ms;
+    this.checkState = ms.branch();
+    return { appHash: computeAppHash(new Uint8Array(), ms.changeSet()) };
+  }
+
+  checkTx(txBytes: Uint8Array): Promise<TxResult> {
+    return this.lock.run(async () => {
+      const block: BlockHeaderInfo = {
+        chainId: this.opts.chainId,
+        height: this.deps.store.latestHeight + 1,
+        time: new Date(),
+        proposerAddress: new Uint8Array(),
+      };
+      return (await this.runTx("check", txBytes, this.checkState, block)).result;
+    });
+  }
+
+  /** Runs a tx against a throwaway copy of the latest state to measure its gas. */
+  simulate(txBytes: Uint8Array): Promise<{ result: TxResult; msgResponses: Uint8Array }> {
+    return this.lock.run(async () => {
+      const ms = new CacheMultiStore(this.deps.store.view());
+      const block: BlockHeaderInfo = {
+        chainId: this.opts.chainId,
+        height: this.deps.store.latestHeight + 1,
+        time: new Date(),
+        proposerAddress: new Uint8Array(),
+      };
+      const { result } = await this.runTx("simulate", txBytes, ms, block);
+      return { result, msgResponses: result.data };
+    });
+  }
+
+  finalizeBlock(req: FinalizeBlockRequest): Promise<FinalizeBlockResult> {
+    return this.lock.run(async () => {
+      const latest = this.deps.store.latestHeight;
+      if (this.pending) throw new Error(`block ${this.pending.height} was finalized but not committed`);
+      if (req.height !== latest + 1) throw new Error(`cannot finalize block ${req.height}: last committed is ${latest}`);
+      const ms = this.genesisState ?? new CacheMultiStore(this.deps.store.view());
+      const block: BlockHeaderInfo = {
+        chainId: this.opts.chainId,
+        height: req.height,
+        time: req.time,
+        proposerAddress: req.proposerAddress,
+      };
+      const events: AbciEvent[] = [];
+      const hookCtx = this.context(ms, block, "finalize");
+      for (const m of this.deps.modules) await m.preBlock?.(hookCtx);
+      for (const m of this.deps.modules) await m.beginBlock?.(hookCtx);
+      events.push(...hookCtx.events.events.map((e) => withMode(e, "BeginBlock")));
+      const txResults: TxResult[] = [];
+      for (const tx of req.txs) txResults.push((await this.runTx("finalize", tx, ms, block)).result);
+      const endCtx = this.context(ms, block, "finalize");
+      for (const m of this.deps.modules) await m.endBlock?.(endCtx);
+      events.push(...endCtx.events.events.map((e) => withMode(e, "EndBlock")));
+      const changes = ms.changeSet();
+      const appHash = computeAppHash(this.deps.store.latestAppHash, changes);
+      this.pending = { height: req.height, changes, appHash };
+      return { events, txResults, appHash };
+    });
+  }
+
+  /** Persists the finalized block's state together with the caller's records (block, results, indexes). */
+  commit(extraOps: BatchOp[] = []): Promise<{ height: number; appHash: Uint8Array }> {
+    return this.lock.run(async () => {
+      const p = this.pending;
+      if (!p) throw new Error("commit without a finalized block");
+      await this.deps.store.commit(p.height, p.changes, extraOps);
+      this.pending = null;
+      this.genesisState = null;
+      this.checkState = new CacheMultiStore(this.deps.store.view());
+      return { height: p.height, appHash: p.appHash };
+    });
+  }
+
+  /** Drops a finalized block that will not be committed (the node halts instead). */
+  abandonBlock(): void {
+    this.pending = null;
+  }
+
+  /** Answers `/sdk.x.Query/Method` (or `/cosmos.…`) with protobuf bytes, at the latest or a retained height. */
+  async query(path: string, data: Uint8Array, height = 0): Promise<QueryResult> {
+    const { name } = toSdkName(path.startsWith("/") ? path.slice(1) : path);
+    const method = this.registrar.queries.get(`/${name}`);
+    if (!method) throw ChainError.wrap(SdkErrors.UnknownRequest, `no query handler for path ${path}`);
+    const latest = this.deps.store.latestHeight;
+    if (latest === 0) throw new ChainError("sdk", 26, GrpcCode.UNAVAILABLE, "no block has been committed yet; query again after the first block");
+    const h = height === 0 ? latest : height;
+    const view = this.deps.store.view(h);
+    let req: unknown;
+    try {
+      req = fromBinary(method.input, data);
+    } catch (e) {
+      throw ChainError.wrap(SdkErrors.InvalidRequest, `cannot decode ${method.input.typeName}: ${(e as Error).message}`);
+    }
+    const block: BlockHeaderInfo = { chainId: this.opts.chainId, height: h, time: new Date(0), proposerAddress: new Uint8Array() };
+    const ctx = this.context(new CacheMultiStore(view), block, "query");
+    const resp = await method.handler(ctx, req);
+    return { value: toBinary(method.output, resp), height: h };
+  }
+
+  private async runTx(
+    mode: ExecMode,
+    txBytes: Uint8Array,
+    parent: CacheMultiStore,
+    block: BlockHeaderInfo,
+  ): Promise<{ result: TxResult; tx?: DecodedTx }> {
+    let tx: DecodedTx;
+    try {
+      tx = decodeTx(txBytes, this.types);
+    } catch (e) {
+      return { result: errorResult(toChainError(e), 0n, 0n) };
+    }
+    const gasWanted = tx.authInfo.fee?.gasLimit ?? 0n;
+    const gasMeter = new GasMeter(mode === "simulate" ? 0 : Number(gasWanted));
+    const anteMs = parent.branch();
+    const anteCtx = new Context(anteMs, block, mode === "simulate" ? "simulate" : mode, gasMeter, new EventManager(), this.deps.logger);
+    try {
+      await this.deps.anteHandler(anteCtx, tx, mode === "simulate");
+    } catch (e) {
+      return { result: errorResult(toChainError(e), gasWanted, BigInt(gasMeter.consumed)), tx };
+    }
+    anteMs.write();
+    const anteEvents = anteCtx.events.events;
+    if (mode === "check") {
+      return { result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), anteEvents), data: new Uint8Array() }, tx };
+    }
+
+    const msgMs = parent.branch();
+    const msgEvents: AbciEvent[] = [];
+    const responses: { typeUrl: string; value: Uint8Array }[] = [];
+    try {
+      for (const [i, m] of tx.msgs.entries()) {
+        const route = this.registrar.msgs.get(m.typeName);
+        if (!route) throw ChainError.wrap(SdkErrors.UnknownRequest, `unrecognized message type: ${m.typeName}; message index: ${i}`);
+        const ctx = anteCtx.with({ ms: msgMs, events: new EventManager() });
+        const resp = await route.handler(ctx, m.message);
+        const moduleName = m.typeName.split(".")[1] ?? "";
+        const action = `/${m.typeName}`;
+        msgEvents.push({
+          type: "message",
+          attributes: [
+            { key: "action", value: action, index: true },
+            { key: "module", value: moduleName, index: true },
+            { key: "msg_index", value: String(i), index: true },
+          ],
+        });
+        msgEvents.push(...ctx.events.events.map((e) => ({ ...e, attributes: [...e.attributes, { key: "msg_index", value: String(i), index: true }] })));
+        responses.push({ typeUrl: `/${route.output.typeName}`, value: toBinary(route.output, resp) });
+      }
+    } catch (e) {
+      const ce = toChainError(e);
+      if (!(e instanceof ChainError)) this.deps.logger.error("message handler failed unexpectedly", { err: ce.message });
+      return { result: errorResult(ce, gasWanted, BigInt(gasMeter.consumed), anteEvents), tx };
+    }
+    msgMs.write();
+    const data = toBinary(
+      TxMsgDataSchema,
+      create(TxMsgDataSchema, {
+        msgResponses: responses.map((r) => ({ typeUrl: r.typeUrl, value: r.value })),
+        data: [] as never,
+      }),
+    );
+    return { result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), [...anteEvents, ...msgEvents]), data }, tx };
+  }
+}
+
+function okResult(gasWanted: bigint, gasUsed: bigint, events: AbciEvent[]): Omit<TxResult, "data"> {
+  return { code: 0, codespace: "", log: "", info: "", gasWanted, gasUsed, events };
+}
+
+function withMode(e: AbciEvent, mode: string): AbciEvent {
+  return { ...e, attributes: [...e.attributes, { key: "mode", value: mode, index: true }] };
+}
+
+void MsgDataSchema;

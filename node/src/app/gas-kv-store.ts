@@ -1,0 +1,41 @@
+import type { IterateOptions, KVStore } from "../store/multi-store.js";
+import { KV_GAS, type GasMeter } from "./gas-meter.js";
+
+/** Charges gas for each store access, as Cosmos' gaskv store does, so gas reflects the work a tx causes. */
+export class GasKVStore implements KVStore {
+  constructor(
+    private readonly inner: KVStore,
+    private readonly gas: GasMeter,
+  ) {}
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.gas.consume(KV_GAS.readCostFlat, "ReadFlat");
+    const v = await this.inner.get(key);
+    this.gas.consume(KV_GAS.readCostPerByte * (key.length + (v?.length ?? 0)), "ReadPerByte");
+    return v;
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    this.gas.consume(KV_GAS.hasCost, "Has");
+    return this.inner.has(key);
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    this.gas.consume(KV_GAS.writeCostFlat, "WriteFlat");
+    this.gas.consume(KV_GAS.writeCostPerByte * (key.length + value.length), "WritePerByte");
+    this.inner.set(key, value);
+  }
+
+  delete(key: Uint8Array): void {
+    this.gas.consume(KV_GAS.deleteCost, "Delete");
+    this.inner.delete(key);
+  }
+
+  async *iterate(opts: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    for await (const [k, v] of this.inner.iterate(opts)) {
+      this.gas.consume(KV_GAS.iterNextCostFlat, "IterNextFlat");
+      this.gas.consume(KV_GAS.readCostPerByte * (k.length + v.length), "ValuePerByte");
+      yield [k, v];
+    }
+  }
+}

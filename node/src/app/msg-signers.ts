@@ -1,0 +1,28 @@
+import { type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
+import { signer } from "../gen/sdk/msg/v1/msg_pb.js";
+import type { AddressCodec } from "./address-codec.js";
+
+/**
+ * The signer addresses of a message, read from its `sdk.msg.v1.signer` option: a string field holds an
+ * address; a message field (or list of them) defers to that message's own signer option.
+ */
+export function msgSigners(desc: DescMessage, msg: Message, addresses: AddressCodec): string[] {
+  const names = getOption(desc, signer);
+  if (names.length === 0) throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
+  const out: string[] = [];
+  for (const name of names) {
+    const field = desc.fields.find((f) => f.name === name);
+    if (!field) throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
+    const value = (msg as unknown as Record<string, unknown>)[field.localName];
+    if (field.fieldKind === "scalar") {
+      addresses.fromString(value as string, name);
+      out.push(value as string);
+    } else if (field.message) {
+      const items = Array.isArray(value) ? value : value ? [value] : [];
+      for (const item of items) out.push(...msgSigners(field.message, item as Message, addresses));
+    }
+  }
+  return out;
+}

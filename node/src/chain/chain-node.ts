@@ -1,0 +1,103 @@
+import type { App } from "../app/app.js";
+import { readAppConfig } from "../config/app-config.js";
+import { readGenesis } from "../config/genesis.js";
+import { HomeLayout } from "../config/home-layout.js";
+import { readNodeConfig } from "../config/node-config.js";
+import { readPrivValidatorKey } from "../config/priv-validator-key.js";
+import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
+import { BlockStore } from "../consensus/block-store.js";
+import { Mempool } from "../consensus/mempool.js";
+import type { Logger } from "../logging/logger.js";
+import { pruningFromAppConfig } from "../store/pruning.js";
+import { StateStore } from "../store/state-store.js";
+import type { AppDefinition } from "./app-definition.js";
+import { createApp } from "./standard-app.js";
+
+/** CometBFT's block protocol version, reported in block headers. */
+const BLOCK_PROTOCOL = 11;
+
+export interface ChainNodeOptions {
+  home: string;
+  definition: AppDefinition;
+  /** Overrides of app.toml, as `chaind start` flags give them. */
+  haltHeight?: number;
+}
+
+/** A running node: state, app, mempool and the block producer, assembled from a home folder. */
+export class ChainNode {
+  private constructor(
+    readonly layout: HomeLayout,
+    readonly store: StateStore,
+    readonly app: App,
+    readonly blocks: BlockStore,
+    readonly mempool: Mempool,
+    readonly producer: BlockProducer,
+    readonly chainId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
+    const layout = new HomeLayout(opts.home);
+    const appConfig = readAppConfig(layout.appToml);
+    const nodeConfig = readNodeConfig(layout.configToml);
+    const genesis = readGenesis(layout.genesisJson);
+    const signer = readPrivValidatorKey(layout.privValidatorKey);
+    const pruning = pruningFromAppConfig({
+      pruning: appConfig.pruning,
+      "pruning-keep-recent": appConfig.pruningKeepRecent,
+      "pruning-interval": appConfig.pruningInterval,
+    });
+    const store = await StateStore.open({ dir: layout.dbDir, pruning }, { logger: deps.logger.child("store") });
+    try {
+      const assembly = opts.definition.assemble({
+        chainId: genesis.chain_id,
+        bech32Prefix: genesis.bech32_prefix ?? "sdk",
+        minGasPrices: appConfig.minimumGasPrices,
+      });
+      const app = createApp(assembly, { store, logger: deps.logger.child("app") });
+      if (store.latestHeight === 0) await app.initChain(genesis);
+      const blocks = new BlockStore(store);
+      const mempool = new Mempool(nodeConfig.mempool, { app });
+      const producer = new BlockProducer(
+        {
+          chainId: genesis.chain_id,
+          timeoutCommitMs: nodeConfig.consensus.timeoutCommitMs,
+          createEmptyBlocks: nodeConfig.consensus.createEmptyBlocks,
+          maxBlockTxs: nodeConfig.consensus.maxBlockTxs,
+          maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
+          blockProtocol: BLOCK_PROTOCOL,
+          appProtocol: () => 0,
+        },
+        { app, blocks, mempool, signer, logger: deps.logger.child("consensus") },
+      );
+      const haltHeight = opts.haltHeight ?? appConfig.haltHeight;
+      const haltTime = appConfig.haltTime;
+      producer.haltCheck = (b) => {
+        if (haltHeight > 0 && b.height >= haltHeight) return `halt height ${haltHeight} reached`;
+        const t = Number(b.block.header?.time?.seconds ?? 0n);
+        if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
+        return null;
+      };
+      return new ChainNode(layout, store, app, blocks, mempool, producer, genesis.chain_id, deps.logger);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
+
+  /** Produces blocks until stopped or halted; settles with the reason. */
+  run(): Promise<StopReason> {
+    this.logger.info("starting node", {
+      chain_id: this.chainId,
+      height: this.store.latestHeight,
+      app: `${this.app.opts.name} ${this.app.opts.version}`,
+    });
+    return this.producer.start();
+  }
+
+  /** Finishes the block in progress, then closes the database. */
+  async close(): Promise<void> {
+    await this.producer.stop();
+    await this.store.close();
+  }
+}

@@ -1,0 +1,87 @@
+import { App, type AppOptions } from "../app/app.js";
+import type { AppModule } from "../app/app-module.js";
+import { AddressCodec } from "../app/address-codec.js";
+import { TypeRegistry } from "../app/type-registry.js";
+import { moduleAddress } from "../crypto/address.js";
+import { file_sdk_crypto_ed25519_keys } from "../gen/sdk/crypto/ed25519/keys_pb.js";
+import { file_sdk_crypto_secp256k1_keys } from "../gen/sdk/crypto/secp256k1/keys_pb.js";
+import { file_sdk_tx_v1beta1_tx } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import type { Logger } from "../logging/logger.js";
+import { AccountKeeper } from "../modules/auth/account-keeper.js";
+import { type AnteHandler, createAnteHandler, FEE_COLLECTOR } from "../modules/auth/ante-handler.js";
+import { AuthModule } from "../modules/auth/auth-module.js";
+import { file_sdk_auth_v1beta1_auth } from "../gen/sdk/auth/v1beta1/auth_pb.js";
+import { BankKeeper } from "../modules/bank/bank-keeper.js";
+import { BankModule } from "../modules/bank/bank-module.js";
+import type { StateStore } from "../store/state-store.js";
+
+export interface StandardAppOptions {
+  name: string;
+  version: string;
+  chainId: string;
+  bech32Prefix: string;
+  minGasPrices: string;
+}
+
+/** The keepers an app definition may hand to its own modules. */
+export interface StandardKeepers {
+  addresses: AddressCodec;
+  types: TypeRegistry;
+  accounts: AccountKeeper;
+  bank: BankKeeper;
+  /** The gov module account's address: the authority of privileged messages. */
+  authority: string;
+}
+
+/** Module accounts of the standard modules. */
+export const MODULE_ACCOUNTS = [FEE_COLLECTOR, "gov"];
+
+/** Everything an App is made of except its state: built before the store opens (init, genesis checks). */
+export interface AppAssembly {
+  opts: AppOptions;
+  modules: AppModule[];
+  anteHandler: AnteHandler;
+  types: TypeRegistry;
+  keepers: StandardKeepers;
+}
+
+/**
+ * Wires the standard modules (auth, bank). `extend` lets an app definition (a fixture version, a future chain)
+ * add its own modules after the standard ones.
+ */
+export function assembleStandardApp(
+  opts: StandardAppOptions,
+  extend: (k: StandardKeepers) => AppModule[] = () => [],
+): AppAssembly {
+  const addresses = new AddressCodec(opts.bech32Prefix);
+  const types = new TypeRegistry([
+    file_sdk_tx_v1beta1_tx,
+    file_sdk_crypto_secp256k1_keys,
+    file_sdk_crypto_ed25519_keys,
+    // Accounts are decoded before the app exists (genesis validation), so auth's file is needed up front.
+    file_sdk_auth_v1beta1_auth,
+  ]);
+  const accounts = new AccountKeeper(addresses, types);
+  const bank = new BankKeeper(accounts);
+  const authority = addresses.toString(moduleAddress("gov"));
+  const keepers: StandardKeepers = { addresses, types, accounts, bank, authority };
+  const blocked = new Set(MODULE_ACCOUNTS.map((n) => addresses.toString(moduleAddress(n))));
+  const modules: AppModule[] = [
+    new AuthModule(accounts, types, () => MODULE_ACCOUNTS),
+    new BankModule(bank, accounts, { blocked, authority }),
+    ...extend(keepers),
+  ];
+  for (const m of modules) types.add(m.protoFiles);
+  return {
+    opts: { name: opts.name, version: opts.version, chainId: opts.chainId },
+    modules,
+    anteHandler: createAnteHandler(accounts, bank, { minGasPrices: opts.minGasPrices }),
+    types,
+    keepers,
+  };
+}
+
+/** The App over an opened state store. */
+export function createApp(a: AppAssembly, deps: { store: StateStore; logger: Logger }): App {
+  return new App(a.opts, { ...deps, modules: a.modules, anteHandler: a.anteHandler, types: a.types });
+}

@@ -1,0 +1,14 @@
+import type { Logger } from "../logging/logger.js";
+import { createWinstonLogger, parseLogLevel } from "../logging/winston-logger.js";
+import { CliError } from "./cli-error.js";
+import type { GlobalArgs } from "./global-options.js";
+
+export function loggerFromArgs(args: Pick<GlobalArgs, "log_level" | "log_format">): Logger {
+  let levels: ReturnType<typeof parseLogLevel>;
+  try {
+    levels = parseLogLevel(args.log_level);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  return createWinstonLogger({ ...levels, format: args.log_format, colors: false });
+}

@@ -1,0 +1,5 @@
+import { standardAppDefinition } from "../chain/app-definition.js";
+import { runChaindCli } from "./chaind-cli.js";
+import { packageVersion } from "./package-version.js";
+
+await runChaindCli(standardAppDefinition("chaind", packageVersion()));

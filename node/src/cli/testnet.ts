@@ -1,0 +1,81 @@
+import type { CommandModule } from "yargs";
+import { Coins } from "../app/coins.js";
+import type { AppDefinition } from "../chain/app-definition.js";
+import { addGenesisAccount } from "../chain/genesis-accounts.js";
+import { HomeExistsError, initHome } from "../chain/init-home.js";
+import { parseGoDuration } from "../config/go-duration.js";
+import { writeGenesis } from "../config/genesis.js";
+import { openKeyring } from "../client/keyring/open-keyring.js";
+import { CliError } from "./cli-error.js";
+import type { GlobalArgs } from "./global-options.js";
+
+interface TestnetArgs extends GlobalArgs {
+  "chain-id": string;
+  keys: number;
+  "block-time": string;
+  balance: string;
+  overwrite: boolean;
+}
+
+const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"];
+
+/** `chaind testnet`: a ready single-validator home with funded test keys and every listener on. */
+export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, TestnetArgs> {
+  return {
+    command: "testnet",
+    describe: "Create a ready-to-start single-validator home with funded test keys",
+    builder: (y) =>
+      y
+        .option("chain-id", { type: "string", default: "testnet-1" })
+        .option("keys", { alias: "validators-keys", type: "number", default: 3, describe: "funded test keys besides the validator's" })
+        .option("block-time", { type: "string", default: "1s", describe: "consensus.timeout_commit, a Go duration" })
+        .option("balance", { type: "string", default: "1000000000000stake", describe: "funds of each test key" })
+        .option("overwrite", { type: "boolean", default: false }) as never,
+    handler: async (args) => {
+      let blockTimeMs: number;
+      let balance: Coins;
+      try {
+        blockTimeMs = parseGoDuration(args["block-time"]);
+        balance = Coins.parse(args.balance);
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+      if (!Number.isInteger(args.keys) || args.keys < 0 || args.keys > 100) throw new CliError("--keys must be an integer from 0 to 100");
+      let result: ReturnType<typeof initHome>;
+      try {
+        result = initHome(
+          {
+            home: args.home,
+            moniker: "validator",
+            chainId: args["chain-id"],
+            bech32Prefix: "sdk",
+            overwrite: args.overwrite,
+            tuneApp: (c) => {
+              c.api.enable = true;
+              c.api.swagger = true;
+              c.grpc.enable = true;
+            },
+            tuneNode: (c) => {
+              c.consensus.timeoutCommitMs = blockTimeMs;
+            },
+          },
+          def,
+        );
+      } catch (e) {
+        if (e instanceof HomeExistsError) throw new CliError(e.message);
+        throw e;
+      }
+      const ring = openKeyring({ backend: "test", home: args.home, prefix: "sdk" });
+      const names = ["validator", ...Array.from({ length: args.keys }, (_, i) => NAMES[i] ?? `user${i + 1}`)];
+      const keys = [];
+      for (const name of names) {
+        if (await ring.exists(name)) await ring.delete(name);
+        const { info, mnemonic } = await ring.add(name, {});
+        addGenesisAccount(result.genesis, info.address, balance, false);
+        keys.push({ name, address: info.address, mnemonic });
+      }
+      writeGenesis(result.layout.genesisJson, result.genesis);
+      process.stdout.write(`${JSON.stringify({ home: args.home, chain_id: args["chain-id"], keys }, null, 2)}\n`);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { formatGoDuration, parseGoDuration } from "./go-duration.js";
+import { readTomlFile, TomlReader } from "./toml-file.js";
+
+/** `config/config.toml`: the node's consensus, RPC and mempool settings, CometBFT names and defaults. */
+export interface NodeConfig {
+  moniker: string;
+  rpc: { laddr: string; maxBodyBytes: number; readTimeoutMs: number; timeoutBroadcastTxCommitMs: number };
+  consensus: { timeoutCommitMs: number; createEmptyBlocks: boolean; maxBlockTxs: number };
+  mempool: { size: number; maxTxsBytes: number; maxTxBytes: number };
+}
+
+export function defaultNodeConfig(moniker: string): NodeConfig {
+  return {
+    moniker,
+    rpc: { laddr: "tcp://127.0.0.1:26657", maxBodyBytes: 1_000_000, readTimeoutMs: 10_000, timeoutBroadcastTxCommitMs: 10_000 },
+    consensus: { timeoutCommitMs: 5000, createEmptyBlocks: true, maxBlockTxs: 5000 },
+    mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
+  };
+}
+
+function duration(r: TomlReader, key: string, defMs: number, file: string): number {
+  const text = r.string(key, formatGoDuration(defMs));
+  try {
+    return parseGoDuration(text);
+  } catch (e) {
+    throw new Error(`${file}: ${key}: ${(e as Error).message}`);
+  }
+}
+
+export function readNodeConfig(path: string): NodeConfig {
+  const r = new TomlReader(readTomlFile(path), path);
+  const d = defaultNodeConfig("node");
+  return {
+    moniker: r.string("moniker", d.moniker),
+    rpc: {
+      laddr: r.string("rpc.laddr", d.rpc.laddr),
+      maxBodyBytes: r.int("rpc.max_body_bytes", d.rpc.maxBodyBytes, 1),
+      readTimeoutMs: duration(r, "rpc.read_timeout", d.rpc.readTimeoutMs, path),
+      timeoutBroadcastTxCommitMs: duration(r, "rpc.timeout_broadcast_tx_commit", d.rpc.timeoutBroadcastTxCommitMs, path),
+    },
+    consensus: {
+      timeoutCommitMs: duration(r, "consensus.timeout_commit", d.consensus.timeoutCommitMs, path),
+      createEmptyBlocks: r.bool("consensus.create_empty_blocks", d.consensus.createEmptyBlocks),
+      maxBlockTxs: r.int("consensus.max_block_txs", d.consensus.maxBlockTxs, 1),
+    },
+    mempool: {
+      size: r.int("mempool.size", d.mempool.size, 1),
+      maxTxsBytes: r.int("mempool.max_txs_bytes", d.mempool.maxTxsBytes, 1),
+      maxTxBytes: r.int("mempool.max_tx_bytes", d.mempool.maxTxBytes, 1),
+    },
+  };
+}
+
+export function renderConfigToml(c: NodeConfig): string {
+  return `# chaind node configuration (config.toml), CometBFT key names
+
+# A custom human-readable name for this node.
+moniker = ${JSON.stringify(c.moniker)}
+
+#######################################################
+###       RPC Server Configuration Options          ###
+#######################################################
+[rpc]
+# TCP address for the CometBFT-compatible JSON-RPC server.
+laddr = ${JSON.stringify(c.rpc.laddr)}
+max_body_bytes = ${c.rpc.maxBodyBytes}
+read_timeout = "${formatGoDuration(c.rpc.readTimeoutMs)}"
+timeout_broadcast_tx_commit = "${formatGoDuration(c.rpc.timeoutBroadcastTxCommitMs)}"
+
+#######################################################
+###         Consensus Configuration Options         ###
+#######################################################
+[consensus]
+# Time between committing a block and starting the next one: the block time of the embedded producer.
+timeout_commit = "${formatGoDuration(c.consensus.timeoutCommitMs)}"
+# When false, a block is made only when the mempool holds transactions.
+create_empty_blocks = ${c.consensus.createEmptyBlocks}
+# At most this many transactions go into one block.
+max_block_txs = ${c.consensus.maxBlockTxs}
+
+#######################################################
+###          Mempool Configuration Options          ###
+#######################################################
+[mempool]
+size = ${c.mempool.size}
+max_txs_bytes = ${c.mempool.maxTxsBytes}
+max_tx_bytes = ${c.mempool.maxTxBytes}
+`;
+}

@@ -1,0 +1,189 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { sha256 } from "@noble/hashes/sha2.js";
+import type { App } from "../app/app.js";
+import type { TxResult } from "../app/tx-result.js";
+import { type Block, BlockSchema } from "../gen/tendermint/types/block_pb.js";
+import { EvidenceListSchema } from "../gen/tendermint/types/evidence_pb.js";
+import {
+  BlockIDSchema,
+  BlockMetaSchema,
+  CommitSchema,
+  CommitSigSchema,
+  DataSchema,
+  HeaderSchema,
+  PartSetHeaderSchema,
+} from "../gen/tendermint/types/types_pb.js";
+import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
+import type { Logger } from "../logging/logger.js";
+import type { BlockStore } from "./block-store.js";
+import { merkleRoot } from "./merkle.js";
+import type { Mempool } from "./mempool.js";
+import type { ValidatorSigner } from "./validator-signer.js";
+
+export interface BlockProducerOptions {
+  chainId: string;
+  timeoutCommitMs: number;
+  createEmptyBlocks: boolean;
+  maxBlockTxs: number;
+  maxBlockBytes: number;
+  /** CometBFT's block protocol version, reported in headers. */
+  blockProtocol: number;
+  appProtocol: () => number;
+}
+
+export interface CommittedBlock {
+  height: number;
+  block: Block;
+  hash: Uint8Array;
+  txResults: TxResult[];
+  appHash: Uint8Array;
+  ms: number;
+}
+
+/** Why the producer stopped making blocks. */
+export type StopReason = { kind: "requested" } | { kind: "halt"; reason: string } | { kind: "error"; error: Error };
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
+
+function resultBytes(r: TxResult): Uint8Array {
+  const enc = new TextEncoder();
+  return sha256(enc.encode(`${r.code}|${Buffer.from(r.data).toString("hex")}|${r.gasWanted}|${r.gasUsed}`));
+}
+
+/**
+ * Single-validator block production: every timeout_commit, reap the mempool, finalize, and commit the block
+ * and its state in one batch. Stopping waits for the block in progress.
+ */
+export class BlockProducer {
+  private running = false;
+  private loop: Promise<StopReason> | null = null;
+  private wake: (() => void) | null = null;
+  private readonly listeners = new Set<(b: CommittedBlock) => void>();
+  /** A hook consulted after each commit; a returned string halts the node with that reason. */
+  haltCheck: (b: CommittedBlock) => string | null = () => null;
+
+  constructor(
+    private readonly opts: BlockProducerOptions,
+    private readonly deps: { app: App; blocks: BlockStore; mempool: Mempool; signer: ValidatorSigner; logger: Logger },
+  ) {}
+
+  onCommit(fn: (b: CommittedBlock) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Starts the loop; the promise settles when production stops, saying why. */
+  start(): Promise<StopReason> {
+    if (this.loop) return this.loop;
+    this.running = true;
+    this.loop = this.run();
+    return this.loop;
+  }
+
+  async stop(): Promise<StopReason | null> {
+    this.running = false;
+    this.wake?.();
+    return this.loop ? this.loop : null;
+  }
+
+  /** Lets the loop produce now instead of sleeping out timeout_commit (used when txs arrive with no empty blocks). */
+  notifyTxs(): void {
+    if (!this.opts.createEmptyBlocks) this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async run(): Promise<StopReason> {
+    try {
+      while (this.running) {
+        await this.sleep(this.opts.timeoutCommitMs);
+        if (!this.running) break;
+        if (!this.opts.createEmptyBlocks && this.deps.mempool.size === 0) continue;
+        const committed = await this.produce();
+        for (const l of this.listeners) l(committed);
+        const halt = this.haltCheck(committed);
+        if (halt) return { kind: "halt", reason: halt };
+      }
+      return { kind: "requested" };
+    } catch (e) {
+      return { kind: "error", error: e as Error };
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Makes, executes and commits the next block. */
+  async produce(): Promise<CommittedBlock> {
+    const started = performance.now();
+    const { app, blocks, mempool, signer } = this.deps;
+    const height = blocks.height + 1;
+    const prev = height > 1 ? await blocks.meta(height - 1) : undefined;
+    const prevTime = prev?.header?.time ? Number(prev.header.time.seconds) * 1000 + Math.floor(prev.header.time.nanos / 1e6) : 0;
+    const time = new Date(Math.max(Date.now(), prevTime + 1));
+    const txs = mempool.reap(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
+    const prevAppHash = app.info().lastBlockAppHash;
+
+    const result = await app.finalizeBlock({ height, time, txs, proposerAddress: signer.address });
+
+    const lastBlockId = prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
+    const prevResults = height > 1 ? await blocks.results(height - 1) : undefined;
+    const lastCommit = create(CommitSchema, {
+      height: BigInt(height - 1),
+      round: 0,
+      blockId: lastBlockId,
+      signatures:
+        height > 1
+          ? [
+              create(CommitSigSchema, {
+                blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT,
+                validatorAddress: signer.address,
+                timestamp: prev?.header?.time,
+                signature: signer.sign(toBinary(BlockIDSchema, lastBlockId)),
+              }),
+            ]
+          : [],
+    });
+    const validatorsHash = merkleRoot([sha256(signer.pubKey)]);
+    const header = create(HeaderSchema, {
+      version: { block: BigInt(this.opts.blockProtocol), app: BigInt(this.opts.appProtocol()) },
+      chainId: this.opts.chainId,
+      height: BigInt(height),
+      time: timestampFromDate(time),
+      lastBlockId,
+      lastCommitHash: sha256(toBinary(CommitSchema, lastCommit)),
+      dataHash: merkleRoot(txs.map((t) => sha256(t))),
+      validatorsHash,
+      nextValidatorsHash: validatorsHash,
+      consensusHash: sha256(new TextEncoder().encode(this.opts.chainId)),
+      appHash: prevAppHash,
+      lastResultsHash: merkleRoot((prevResults?.txResults ?? []).map(resultBytes)),
+      evidenceHash: merkleRoot([]),
+      proposerAddress: signer.address,
+    });
+    const block = create(BlockSchema, { header, data: create(DataSchema, { txs }), evidence: create(EvidenceListSchema), lastCommit });
+    const blockBytes = toBinary(BlockSchema, block);
+    const hash = sha256(toBinary(HeaderSchema, header));
+    const blockId = create(BlockIDSchema, {
+      hash,
+      partSetHeader: create(PartSetHeaderSchema, { total: 1, hash: sha256(blockBytes) }),
+    });
+    const meta = create(BlockMetaSchema, { blockId, blockSize: BigInt(blockBytes.length), header, numTxs: BigInt(txs.length) });
+    const txHashes = txs.map((t) => sha256(t));
+    const ops = blocks.ops(block, meta, { height, txResults: result.txResults, events: result.events }, txHashes);
+    const { appHash } = await app.commit(ops);
+    await mempool.update(txs);
+    const ms = Math.round(performance.now() - started);
+    this.deps.logger.info("committed block", { height, txs: txs.length, app_hash: hex(appHash), block_hash: hex(hash), ms });
+    return { height, block, hash, txResults: result.txResults, appHash, ms };
+  }
+}

@@ -1,0 +1,91 @@
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Block, BlockSchema } from "../gen/tendermint/types/block_pb.js";
+import { type BlockMeta, BlockMetaSchema } from "../gen/tendermint/types/types_pb.js";
+import type { BatchOp, StateStore } from "../store/state-store.js";
+import { BLOCK_STORE_KEYSPACES } from "../store/keyspaces.js";
+import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";
+
+/** Where a committed tx lives. */
+export interface TxLocation {
+  height: number;
+  index: number;
+}
+
+const { blocks, blockMetas, blockHashes, results, txIndex } = BLOCK_STORE_KEYSPACES;
+
+function heightKey(prefix: number, height: number): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = prefix;
+  new DataView(k.buffer).setBigUint64(1, BigInt(height));
+  return k;
+}
+
+function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
+  const k = new Uint8Array(1 + hash.length);
+  k[0] = prefix;
+  k.set(hash, 1);
+  return k;
+}
+
+/**
+ * Blocks, their metas, results and the tx-hash index, kept in the state store's LevelDB and written in the
+ * same batch as the block's state, so a crash never separates a block from its state.
+ */
+export class BlockStore {
+  constructor(private readonly store: StateStore) {}
+
+  get height(): number {
+    return this.store.latestHeight;
+  }
+
+  /** The batch operations that record a committed block; the caller hands them to App.commit. */
+  ops(block: Block, meta: BlockMeta, res: BlockResults, txHashes: readonly Uint8Array[]): BatchOp[] {
+    const h = Number(block.header!.height);
+    const ops: BatchOp[] = [
+      { type: "put", key: heightKey(blocks, h), value: toBinary(BlockSchema, block) },
+      { type: "put", key: heightKey(blockMetas, h), value: toBinary(BlockMetaSchema, meta) },
+      { type: "put", key: hashKey(blockHashes, meta.blockId!.hash), value: heightKey(0, h).subarray(1) },
+      { type: "put", key: heightKey(results, h), value: encodeBlockResults(res) },
+    ];
+    txHashes.forEach((hash, index) => {
+      const loc = new Uint8Array(12);
+      const view = new DataView(loc.buffer);
+      view.setBigUint64(0, BigInt(h));
+      view.setUint32(8, index);
+      ops.push({ type: "put", key: hashKey(txIndex, hash), value: loc });
+    });
+    return ops;
+  }
+
+  private async raw(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const v = await this.store.db.get(key);
+    return v === undefined ? undefined : new Uint8Array(v);
+  }
+
+  async block(height: number): Promise<Block | undefined> {
+    const v = await this.raw(heightKey(blocks, height));
+    return v && fromBinary(BlockSchema, v);
+  }
+
+  async meta(height: number): Promise<BlockMeta | undefined> {
+    const v = await this.raw(heightKey(blockMetas, height));
+    return v && fromBinary(BlockMetaSchema, v);
+  }
+
+  async heightByHash(hash: Uint8Array): Promise<number | undefined> {
+    const v = await this.raw(hashKey(blockHashes, hash));
+    return v && Number(new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0));
+  }
+
+  async results(height: number): Promise<BlockResults | undefined> {
+    const v = await this.raw(heightKey(results, height));
+    return v && decodeBlockResults(v);
+  }
+
+  async txLocation(hash: Uint8Array): Promise<TxLocation | undefined> {
+    const v = await this.raw(hashKey(txIndex, hash));
+    if (!v) return undefined;
+    const view = new DataView(v.buffer, v.byteOffset, 12);
+    return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+  }
+}

@@ -1,0 +1,161 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
+import type { AddressCodec } from "../../app/address-codec.js";
+import type { Context } from "../../app/context.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { moduleAddress } from "../../crypto/address.js";
+import {
+  type BaseAccount,
+  BaseAccountSchema,
+  type ModuleAccount,
+  ModuleAccountSchema,
+  type Params,
+  ParamsSchema,
+} from "../../gen/sdk/auth/v1beta1/auth_pb.js";
+
+export const AUTH_STORE = "acc";
+
+/** Key layout of the `acc` store. */
+export const AuthKeys = {
+  /** 0x00 -> Params */
+  params: new Uint8Array([0x00]),
+  /** 0x01 | address -> Any(BaseAccount | ModuleAccount) */
+  accountPrefix: new Uint8Array([0x01]),
+  /** 0x02 -> next account number, 8-byte big-endian */
+  nextAccountNumber: new Uint8Array([0x02]),
+  /** 0x03 | account number (8-byte BE) -> address */
+  accountByNumberPrefix: new Uint8Array([0x03]),
+} as const;
+
+export function accountKey(addr: Uint8Array): Uint8Array {
+  const k = new Uint8Array(1 + addr.length);
+  k[0] = 0x01;
+  k.set(addr, 1);
+  return k;
+}
+
+function u64(n: bigint): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, n);
+  return b;
+}
+
+function byNumberKey(n: bigint): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = 0x03;
+  k.set(u64(n), 1);
+  return k;
+}
+
+export function defaultAuthParams(): Params {
+  return create(ParamsSchema, {
+    maxMemoCharacters: 256n,
+    txSigLimit: 7n,
+    txSizeCostPerByte: 10n,
+    sigVerifyCostEd25519: 590n,
+    sigVerifyCostSecp256k1: 1000n,
+  });
+}
+
+/** An account as stored: a plain account, or a module account wrapping one. */
+export type StoredAccount = { kind: "base"; base: BaseAccount } | { kind: "module"; base: BaseAccount; module: ModuleAccount };
+
+/** Accounts, account numbers and auth params. */
+export class AccountKeeper {
+  constructor(
+    readonly addresses: AddressCodec,
+    private readonly types: TypeRegistry,
+  ) {}
+
+  async getParams(ctx: Context): Promise<Params> {
+    const raw = await ctx.kv(AUTH_STORE).get(AuthKeys.params);
+    return raw ? fromBinary(ParamsSchema, raw) : defaultAuthParams();
+  }
+
+  setParams(ctx: Context, p: Params): void {
+    ctx.kv(AUTH_STORE).set(AuthKeys.params, toBinary(ParamsSchema, p));
+  }
+
+  decodeAccount(raw: Uint8Array): StoredAccount {
+    return this.fromAny(fromBinary(AnySchema, raw));
+  }
+
+  fromAny(any: Any): StoredAccount {
+    const { message, desc } = this.types.unpack(any);
+    if (desc.typeName === ModuleAccountSchema.typeName) {
+      const module = message as ModuleAccount;
+      return { kind: "module", base: module.baseAccount ?? create(BaseAccountSchema), module };
+    }
+    return { kind: "base", base: message as BaseAccount };
+  }
+
+  packAccount(acc: StoredAccount): Any {
+    return acc.kind === "module"
+      ? this.types.pack(ModuleAccountSchema, create(ModuleAccountSchema, { ...acc.module, baseAccount: acc.base }))
+      : this.types.pack(BaseAccountSchema, acc.base);
+  }
+
+  encodeAccount(acc: StoredAccount): Uint8Array {
+    return toBinary(AnySchema, this.packAccount(acc));
+  }
+
+  async getAccount(ctx: Context, addr: Uint8Array): Promise<StoredAccount | undefined> {
+    const raw = await ctx.kv(AUTH_STORE).get(accountKey(addr));
+    return raw ? this.decodeAccount(raw) : undefined;
+  }
+
+  async hasAccount(ctx: Context, addr: Uint8Array): Promise<boolean> {
+    return ctx.kv(AUTH_STORE).has(accountKey(addr));
+  }
+
+  setAccount(ctx: Context, acc: StoredAccount): void {
+    const addr = this.addresses.fromString(acc.base.address);
+    const kv = ctx.kv(AUTH_STORE);
+    kv.set(accountKey(addr), this.encodeAccount(acc));
+    kv.set(byNumberKey(acc.base.accountNumber), addr);
+  }
+
+  async nextAccountNumber(ctx: Context): Promise<bigint> {
+    const kv = ctx.kv(AUTH_STORE);
+    const raw = await kv.get(AuthKeys.nextAccountNumber);
+    const n = raw ? new DataView(raw.buffer, raw.byteOffset, 8).getBigUint64(0) : 0n;
+    kv.set(AuthKeys.nextAccountNumber, u64(n + 1n));
+    return n;
+  }
+
+  /** A fresh account with the next account number; not stored until `setAccount`. */
+  async newAccount(ctx: Context, addr: Uint8Array): Promise<StoredAccount> {
+    const base = create(BaseAccountSchema, {
+      address: this.addresses.toString(addr),
+      accountNumber: await this.nextAccountNumber(ctx),
+      sequence: 0n,
+    });
+    return { kind: "base", base };
+  }
+
+  /** Creates the account on first receipt of funds, as Cosmos bank does. */
+  async ensureAccount(ctx: Context, addr: Uint8Array): Promise<void> {
+    if (await this.hasAccount(ctx, addr)) return;
+    this.setAccount(ctx, await this.newAccount(ctx, addr));
+  }
+
+  async addressByNumber(ctx: Context, n: bigint): Promise<Uint8Array | undefined> {
+    return ctx.kv(AUTH_STORE).get(byNumberKey(n));
+  }
+
+  /** The module account for `name` (address sha256(name)[:20]), created when first used. */
+  async moduleAccount(ctx: Context, name: string, permissions: string[] = []): Promise<StoredAccount> {
+    const addr = moduleAddress(name);
+    const existing = await this.getAccount(ctx, addr);
+    if (existing) return existing;
+    const { base } = await this.newAccount(ctx, addr);
+    const acc: StoredAccount = { kind: "module", base, module: create(ModuleAccountSchema, { baseAccount: base, name, permissions }) };
+    this.setAccount(ctx, acc);
+    return acc;
+  }
+
+  async *iterateAccounts(ctx: Context): AsyncIterable<StoredAccount> {
+    for await (const [, v] of ctx.kv(AUTH_STORE).iterate({ prefix: AuthKeys.accountPrefix })) yield this.decodeAccount(v);
+  }
+}
+

@@ -1,0 +1,174 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { parseDecCoins, requiredFee } from "../../app/dec-coins.js";
+import { msgSigners } from "../../app/msg-signers.js";
+import { typeUrlToSdk } from "../../app/namespace.js";
+import type { DecodedTx } from "../../app/tx-decoder.js";
+import { addressFromPubKey } from "../../crypto/address.js";
+import { verifySecp256k1 } from "../../crypto/secp256k1.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
+import { PubKeySchema } from "../../gen/sdk/crypto/secp256k1/keys_pb.js";
+import { SignMode } from "../../gen/sdk/tx/signing/v1beta1/signing_pb.js";
+import { SignDocSchema } from "../../gen/sdk/tx/v1beta1/tx_pb.js";
+import type { BankKeeper } from "../bank/bank-keeper.js";
+import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
+
+export const FEE_COLLECTOR = "fee_collector";
+const SECP256K1_PUBKEY = "sdk.crypto.secp256k1.PubKey";
+const MAX_GAS_WANTED = 2n ** 63n - 1n;
+
+export interface AnteOptions {
+  /** Only CheckTx enforces the node's own minimum gas prices. */
+  minGasPrices: string;
+}
+
+/** The checks every tx passes before its messages run; its effects (fee, sequence) stick. */
+export type AnteHandler = (ctx: Context, tx: DecodedTx, simulate: boolean) => Promise<void>;
+
+const err = ChainError.wrap;
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+/** The signers of a tx in order of first appearance, as Cosmos' GetSigners. */
+export function txSigners(tx: DecodedTx, accounts: AccountKeeper): string[] {
+  const seen: string[] = [];
+  for (const m of tx.msgs) for (const s of msgSigners(m.desc, m.message, accounts.addresses)) if (!seen.includes(s)) seen.push(s);
+  return seen;
+}
+
+/**
+ * Cosmos' ante chain in its order: basic validity, timeout height, memo, size gas, fee deduction (and minimum
+ * gas prices on CheckTx), public keys, signature count, signature gas, signatures and sequences, sequence + 1.
+ */
+export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opts: AnteOptions): AnteHandler {
+  const minGasPrices = parseDecCoins(opts.minGasPrices);
+  return async (ctx, tx, simulate) => {
+    const params = await accounts.getParams(ctx);
+    const fee = tx.authInfo.fee;
+    const gasLimit = fee?.gasLimit ?? 0n;
+
+    // ValidateBasic
+    if (tx.msgs.length === 0) throw err(SdkErrors.InvalidRequest, "must contain at least one message");
+    if (gasLimit > MAX_GAS_WANTED) throw err(SdkErrors.InvalidRequest, `invalid gas supplied; ${gasLimit} > ${MAX_GAS_WANTED}`);
+    let feeCoins: Coins;
+    try {
+      feeCoins = Coins.from(fee?.amount ?? []);
+    } catch (e) {
+      throw err(SdkErrors.InsufficientFee, `invalid fee provided: ${(e as Error).message}`);
+    }
+    const signers = txSigners(tx, accounts);
+    if (tx.raw.signatures.length === 0 && !simulate) throw err(SdkErrors.NoSignatures);
+    if (!simulate && tx.raw.signatures.length !== signers.length) {
+      throw err(SdkErrors.Unauthorized, `wrong number of signers; expected ${signers.length}, got ${tx.raw.signatures.length}`);
+    }
+    if (tx.authInfo.signerInfos.length !== signers.length) {
+      throw err(SdkErrors.Unauthorized, `wrong number of signer infos; expected ${signers.length}, got ${tx.authInfo.signerInfos.length}`);
+    }
+    if (tx.body.extensionOptions.length > 0) throw err(SdkErrors.UnknownExtensionOptions, "unknown extension options");
+
+    // TxTimeoutHeight
+    const timeout = tx.body.timeoutHeight;
+    if (timeout > 0n && BigInt(ctx.block.height) > timeout) {
+      throw err(SdkErrors.TxTimeoutHeight, `block height: ${ctx.block.height}, timeout height: ${timeout}`);
+    }
+
+    // ValidateMemo
+    const memoLen = [...tx.body.memo].length;
+    if (BigInt(memoLen) > params.maxMemoCharacters) {
+      throw err(SdkErrors.MemoTooLarge, `maximum number of characters is ${params.maxMemoCharacters} but received ${memoLen} characters`);
+    }
+
+    // ConsumeGasForTxSize
+    ctx.gasMeter.consume(Number(params.txSizeCostPerByte) * tx.bytes.length, "txSize");
+
+    // DeductFee
+    if (!simulate && ctx.block.height > 0 && gasLimit === 0n) throw err(SdkErrors.InvalidGasLimit, "must provide positive gas");
+    if (ctx.mode === "check" && !simulate && minGasPrices.length > 0) {
+      const required = minGasPrices.map((p) => ({ denom: p.denom, amount: requiredFee(p, gasLimit) }));
+      const covered = required.some((r) => r.amount === 0n || feeCoins.amountOf(r.denom) >= r.amount);
+      if (!covered) {
+        const req = required.map((r) => `${r.amount}${r.denom}`).join(",");
+        throw err(SdkErrors.InsufficientFee, `insufficient fees; got: ${feeCoins.toString() || "0"} required: ${req}`);
+      }
+    }
+    if (fee?.granter) throw err(SdkErrors.InvalidRequest, "fee grants are not enabled on this chain");
+    const payer = fee?.payer || signers[0];
+    const payerAddr = accounts.addresses.fromString(payer, "fee payer");
+    if (!(await accounts.hasAccount(ctx, payerAddr))) throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
+    if (!feeCoins.isEmpty) {
+      await accounts.moduleAccount(ctx, FEE_COLLECTOR);
+      try {
+        await bank.sendCoinsFromAccountToModule(ctx, payerAddr, FEE_COLLECTOR, feeCoins);
+      } catch (e) {
+        if (e instanceof ChainError && e.abciCode === SdkErrors.InsufficientFunds.code) {
+          const detail = e.message.replace(/: insufficient funds$/, "");
+          throw err(SdkErrors.InsufficientFunds, `insufficient funds to pay for fees; ${detail}`);
+        }
+        throw e;
+      }
+    }
+    ctx.events.emit("tx", { fee: feeCoins.toString(), fee_payer: payer });
+
+    // SetPubKey, ValidateSigCount, SigGasConsume, SigVerification, IncrementSequence
+    if (BigInt(tx.authInfo.signerInfos.length) > params.txSigLimit) {
+      throw err(SdkErrors.TooManySignatures, `signatures: ${tx.authInfo.signerInfos.length}, limit: ${params.txSigLimit}`);
+    }
+    const loaded: StoredAccount[] = [];
+    for (const [i, signer] of signers.entries()) {
+      const addr = accounts.addresses.fromString(signer, "signer");
+      const acc = await accounts.getAccount(ctx, addr);
+      if (!acc) throw err(SdkErrors.UnknownAddress, `account ${signer} does not exist`);
+      const info = tx.authInfo.signerInfos[i];
+      if (info.publicKey) {
+        if (typeUrlToSdk(info.publicKey.typeUrl).name !== SECP256K1_PUBKEY) {
+          throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${info.publicKey.typeUrl}`);
+        }
+        const pk = fromBinary(PubKeySchema, info.publicKey.value);
+        if (pk.key.length !== 33) throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
+        if (hex(addressFromPubKey(pk.key)) !== hex(addr)) {
+          throw err(SdkErrors.InvalidPubKey, `pubKey does not match signer address ${signer} with signer index: ${i}`);
+        }
+        const existing = acc.base.pubKey;
+        if (existing && existing.value.length > 0 && hex(fromBinary(PubKeySchema, existing.value).key) !== hex(pk.key)) {
+          throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
+        }
+        if (!existing || existing.value.length === 0) {
+          acc.base.pubKey = { ...info.publicKey, typeUrl: `/${SECP256K1_PUBKEY}` };
+        }
+      } else if (!acc.base.pubKey && !simulate) {
+        throw err(SdkErrors.InvalidPubKey, `pubkey on account ${signer} is not set`);
+      }
+      loaded.push(acc);
+    }
+
+    for (const [i, acc] of loaded.entries()) {
+      ctx.gasMeter.consume(Number(params.sigVerifyCostSecp256k1), "ante verify: secp256k1");
+      const info = tx.authInfo.signerInfos[i];
+      if (info.sequence !== acc.base.sequence) {
+        throw err(SdkErrors.WrongSequence, `account sequence mismatch, expected ${acc.base.sequence}, got ${info.sequence}`);
+      }
+      if (!simulate) {
+        const mode = info.modeInfo?.sum.case === "single" ? info.modeInfo.sum.value.mode : undefined;
+        if (mode !== SignMode.DIRECT) throw err(SdkErrors.NotSupported, "only SIGN_MODE_DIRECT is supported");
+        const signDoc = create(SignDocSchema, {
+          bodyBytes: tx.raw.bodyBytes,
+          authInfoBytes: tx.raw.authInfoBytes,
+          chainId: ctx.block.chainId,
+          accountNumber: ctx.block.height === 0 ? 0n : acc.base.accountNumber,
+        });
+        const pub = fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
+        if (!verifySecp256k1(pub, toBinary(SignDocSchema, signDoc), tx.raw.signatures[i])) {
+          throw err(
+            SdkErrors.Unauthorized,
+            `signature verification failed; please verify account number (${acc.base.accountNumber}) and chain-id (${ctx.block.chainId})`,
+          );
+        }
+      }
+      ctx.events.emit("tx", { acc_seq: `${acc.base.address}/${acc.base.sequence}` });
+      if (tx.raw.signatures[i]) ctx.events.emit("tx", { signature: Buffer.from(tx.raw.signatures[i]).toString("base64") });
+      acc.base.sequence += 1n;
+      accounts.setAccount(ctx, acc);
+    }
+  };
+}

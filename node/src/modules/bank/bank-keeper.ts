@@ -1,0 +1,161 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
+import { type Params, ParamsSchema } from "../../gen/sdk/bank/v1beta1/bank_pb.js";
+import type { AccountKeeper } from "../auth/account-keeper.js";
+import { moduleAddress } from "../../crypto/address.js";
+
+export const BANK_STORE = "bank";
+
+const text = new TextEncoder();
+const untext = new TextDecoder();
+
+/** Key layout of the `bank` store. */
+export const BankKeys = {
+  /** 0x00 | denom -> total supply, decimal string */
+  supplyPrefix: new Uint8Array([0x00]),
+  /** 0x02 | len(address) | address | denom -> balance, decimal string */
+  balancePrefix: new Uint8Array([0x02]),
+  /** 0x05 -> Params */
+  params: new Uint8Array([0x05]),
+} as const;
+
+export function balancesPrefix(addr: Uint8Array): Uint8Array {
+  const k = new Uint8Array(2 + addr.length);
+  k[0] = 0x02;
+  k[1] = addr.length;
+  k.set(addr, 2);
+  return k;
+}
+
+function withSuffix(prefix: Uint8Array, suffix: string): Uint8Array {
+  const s = text.encode(suffix);
+  const k = new Uint8Array(prefix.length + s.length);
+  k.set(prefix);
+  k.set(s, prefix.length);
+  return k;
+}
+
+export function decodeAmount(v: Uint8Array): bigint {
+  return BigInt(untext.decode(v));
+}
+
+export function defaultBankParams(): Params {
+  return create(ParamsSchema, { defaultSendEnabled: true });
+}
+
+/** Balances, transfers and supply. */
+export class BankKeeper {
+  constructor(private readonly accounts: AccountKeeper) {}
+
+  async getParams(ctx: Context): Promise<Params> {
+    const raw = await ctx.kv(BANK_STORE).get(BankKeys.params);
+    return raw ? fromBinary(ParamsSchema, raw) : defaultBankParams();
+  }
+
+  setParams(ctx: Context, p: Params): void {
+    ctx.kv(BANK_STORE).set(BankKeys.params, toBinary(ParamsSchema, p));
+  }
+
+  async getBalance(ctx: Context, addr: Uint8Array, denom: string): Promise<bigint> {
+    const v = await ctx.kv(BANK_STORE).get(withSuffix(balancesPrefix(addr), denom));
+    return v ? decodeAmount(v) : 0n;
+  }
+
+  async getAllBalances(ctx: Context, addr: Uint8Array): Promise<Coins> {
+    const prefix = balancesPrefix(addr);
+    const list = [];
+    for await (const [k, v] of ctx.kv(BANK_STORE).iterate({ prefix })) {
+      list.push({ denom: untext.decode(k.subarray(prefix.length)), amount: decodeAmount(v) });
+    }
+    return Coins.normalize(list);
+  }
+
+  private setBalance(ctx: Context, addr: Uint8Array, denom: string, amount: bigint): void {
+    const key = withSuffix(balancesPrefix(addr), denom);
+    if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
+    else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
+  }
+
+  async getSupply(ctx: Context, denom: string): Promise<bigint> {
+    const v = await ctx.kv(BANK_STORE).get(withSuffix(BankKeys.supplyPrefix, denom));
+    return v ? decodeAmount(v) : 0n;
+  }
+
+  private setSupply(ctx: Context, denom: string, amount: bigint): void {
+    const key = withSuffix(BankKeys.supplyPrefix, denom);
+    if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
+    else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
+  }
+
+  async subtractCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
+    for (const c of coins.list) {
+      const have = await this.getBalance(ctx, addr, c.denom);
+      if (have < c.amount) {
+        throw ChainError.wrap(SdkErrors.InsufficientFunds, `spendable balance ${have}${c.denom} is smaller than ${c.amount}${c.denom}`);
+      }
+      this.setBalance(ctx, addr, c.denom, have - c.amount);
+    }
+    ctx.events.emit("coin_spent", { spender: this.accounts.addresses.toString(addr), amount: coins.toString() });
+  }
+
+  async addCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
+    for (const c of coins.list) this.setBalance(ctx, addr, c.denom, (await this.getBalance(ctx, addr, c.denom)) + c.amount);
+    ctx.events.emit("coin_received", { receiver: this.accounts.addresses.toString(addr), amount: coins.toString() });
+  }
+
+  async sendCoins(ctx: Context, from: Uint8Array, to: Uint8Array, coins: Coins): Promise<void> {
+    await this.subtractCoins(ctx, from, coins);
+    await this.accounts.ensureAccount(ctx, to);
+    await this.addCoins(ctx, to, coins);
+    const addresses = this.accounts.addresses;
+    ctx.events.emit("transfer", {
+      recipient: addresses.toString(to),
+      sender: addresses.toString(from),
+      amount: coins.toString(),
+    });
+    ctx.events.emit("message", { sender: addresses.toString(from) });
+  }
+
+  async sendCoinsFromAccountToModule(ctx: Context, from: Uint8Array, moduleName: string, coins: Coins): Promise<void> {
+    await this.accounts.moduleAccount(ctx, moduleName);
+    await this.sendCoins(ctx, from, moduleAddress(moduleName), coins);
+  }
+
+  async sendCoinsFromModuleToAccount(ctx: Context, moduleName: string, to: Uint8Array, coins: Coins): Promise<void> {
+    await this.sendCoins(ctx, moduleAddress(moduleName), to, coins);
+  }
+
+  async mintCoins(ctx: Context, moduleName: string, coins: Coins): Promise<void> {
+    await this.accounts.moduleAccount(ctx, moduleName);
+    await this.addCoins(ctx, moduleAddress(moduleName), coins);
+    for (const c of coins.list) this.setSupply(ctx, c.denom, (await this.getSupply(ctx, c.denom)) + c.amount);
+    ctx.events.emit("coinbase", { minter: this.accounts.addresses.toString(moduleAddress(moduleName)), amount: coins.toString() });
+  }
+
+  async burnCoins(ctx: Context, moduleName: string, coins: Coins): Promise<void> {
+    await this.subtractCoins(ctx, moduleAddress(moduleName), coins);
+    for (const c of coins.list) this.setSupply(ctx, c.denom, (await this.getSupply(ctx, c.denom)) - c.amount);
+    ctx.events.emit("burn", { burner: this.accounts.addresses.toString(moduleAddress(moduleName)), amount: coins.toString() });
+  }
+
+  /** Genesis: balances are set directly and supply is their sum (or checked against the declared one). */
+  async initBalances(ctx: Context, balances: { addr: Uint8Array; coins: Coins }[]): Promise<Coins> {
+    let total = Coins.empty();
+    for (const b of balances) {
+      for (const c of b.coins.list) this.setBalance(ctx, b.addr, c.denom, c.amount);
+      await this.accounts.ensureAccount(ctx, b.addr);
+      total = total.add(b.coins);
+    }
+    for (const c of total.list) this.setSupply(ctx, c.denom, c.amount);
+    return total;
+  }
+
+  async isSendEnabled(ctx: Context, denom: string): Promise<boolean> {
+    const p = await this.getParams(ctx);
+    const entry = p.sendEnabled.find((s) => s.denom === denom);
+    return entry ? entry.enabled : p.defaultSendEnabled;
+  }
+}

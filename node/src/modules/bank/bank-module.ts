@@ -1,0 +1,87 @@
+import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import type { AppModule } from "../../app/app-module.js";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import { file_sdk_bank_v1beta1_bank } from "../../gen/sdk/bank/v1beta1/bank_pb.js";
+import { type GenesisState, GenesisStateSchema } from "../../gen/sdk/bank/v1beta1/genesis_pb.js";
+import { file_sdk_bank_v1beta1_query, Query } from "../../gen/sdk/bank/v1beta1/query_pb.js";
+import { file_sdk_bank_v1beta1_tx, Msg } from "../../gen/sdk/bank/v1beta1/tx_pb.js";
+import type { AccountKeeper } from "../auth/account-keeper.js";
+import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";
+import { bankMsgServer } from "./bank-msg-server.js";
+import { bankQueryServer } from "./bank-query-server.js";
+
+/** Balances, sends and supply. */
+export class BankModule implements AppModule {
+  readonly name = "bank";
+  readonly consensusVersion = 4;
+  readonly storeKeys = [BANK_STORE];
+  readonly protoFiles = [file_sdk_bank_v1beta1_bank, file_sdk_bank_v1beta1_query, file_sdk_bank_v1beta1_tx];
+
+  constructor(
+    readonly keeper: BankKeeper,
+    private readonly accounts: AccountKeeper,
+    private readonly opts: { blocked: Set<string>; authority: string },
+  ) {}
+
+  defaultGenesis(): JsonValue {
+    return toJson(GenesisStateSchema, create(GenesisStateSchema, { params: defaultBankParams() }), PROTO_JSON_WRITE);
+  }
+
+  private parse(state: unknown): GenesisState {
+    try {
+      return fromJson(GenesisStateSchema, state as JsonValue);
+    } catch (e) {
+      throw new Error(`bank genesis: ${(e as Error).message}`);
+    }
+  }
+
+  validateGenesis(state: unknown): void {
+    const g = this.parse(state);
+    const seen = new Set<string>();
+    let total = Coins.empty();
+    for (const b of g.balances) {
+      this.accounts.addresses.fromString(b.address, "genesis balance address");
+      if (seen.has(b.address)) throw new Error(`bank genesis: duplicate balance for address ${b.address}`);
+      seen.add(b.address);
+      try {
+        total = total.add(Coins.from(b.coins));
+      } catch (e) {
+        throw new Error(`bank genesis: balance of ${b.address}: ${(e as Error).message}`);
+      }
+    }
+    if (g.supply.length > 0) {
+      const declared = Coins.from(g.supply);
+      if (declared.toString() !== total.toString()) {
+        throw new Error(`bank genesis: genesis supply is incorrect, expected ${declared} got ${total}`);
+      }
+    }
+  }
+
+  async initGenesis(ctx: Context, state: unknown): Promise<void> {
+    const g = this.parse(state);
+    this.keeper.setParams(ctx, g.params ?? defaultBankParams());
+    const balances = g.balances.map((b) => ({ addr: this.accounts.addresses.fromString(b.address), coins: Coins.from(b.coins) }));
+    await this.keeper.initBalances(ctx, balances);
+  }
+
+  async exportGenesis(ctx: Context): Promise<JsonValue> {
+    const balances = [];
+    let supply = Coins.empty();
+    for await (const acc of this.accounts.iterateAccounts(ctx)) {
+      const coins = await this.keeper.getAllBalances(ctx, this.accounts.addresses.fromString(acc.base.address));
+      if (coins.isEmpty) continue;
+      balances.push({ address: acc.base.address, coins: coins.toProto() });
+      supply = supply.add(coins);
+    }
+    const g = create(GenesisStateSchema, { params: await this.keeper.getParams(ctx), balances, supply: supply.toProto() });
+    return toJson(GenesisStateSchema, g, PROTO_JSON_WRITE);
+  }
+
+  registerServices(r: ServiceRegistrar): void {
+    r.msgService(Msg, bankMsgServer(this.keeper, this.accounts, this.opts));
+    r.queryService(Query, bankQueryServer(this.keeper, this.accounts));
+  }
+}

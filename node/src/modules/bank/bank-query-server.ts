@@ -1,0 +1,75 @@
+import { create } from "@bufbuild/protobuf";
+import { validateDenom } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { paginate } from "../../app/pagination.js";
+import type { PageRequest } from "../../gen/sdk/base/query/v1beta1/pagination_pb.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
+import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+import {
+  type Query,
+  QueryAllBalancesResponseSchema,
+  QueryBalanceResponseSchema,
+  QueryParamsResponseSchema,
+  QuerySpendableBalancesResponseSchema,
+  QuerySupplyOfResponseSchema,
+  QueryTotalSupplyResponseSchema,
+} from "../../gen/sdk/bank/v1beta1/query_pb.js";
+import type { AccountKeeper } from "../auth/account-keeper.js";
+import { BANK_STORE, type BankKeeper, BankKeys, balancesPrefix, decodeAmount } from "./bank-keeper.js";
+
+const untext = new TextDecoder();
+const invalid = (msg: string) => new ChainError("sdk", 18, GrpcCode.INVALID_ARGUMENT, msg);
+
+function denomArg(denom: string): string {
+  if (denom === "") throw invalid("invalid denom");
+  try {
+    validateDenom(denom);
+  } catch (e) {
+    throw invalid((e as Error).message);
+  }
+  return denom;
+}
+
+/** bank's Query service. */
+export function bankQueryServer(bank: BankKeeper, accounts: AccountKeeper): Partial<ServiceImpl<typeof Query>> {
+  const address = (a: string) => {
+    if (a === "") throw invalid("empty address string is not allowed");
+    return accounts.addresses.fromString(a);
+  };
+  const balancesPage = async (ctx: Context, addr: string, pagination: PageRequest | undefined) =>
+    paginate(ctx.kv(BANK_STORE), balancesPrefix(address(addr)), pagination, (k, v) =>
+      create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
+    );
+  return {
+    async balance(ctx, req) {
+      const addr = address(req.address);
+      const denom = denomArg(req.denom);
+      const amount = await bank.getBalance(ctx, addr, denom);
+      return create(QueryBalanceResponseSchema, { balance: create(CoinSchema, { denom, amount: amount.toString() }) });
+    },
+    async allBalances(ctx, req) {
+      const { items, page } = await balancesPage(ctx, req.address, req.pagination);
+      return create(QueryAllBalancesResponseSchema, { balances: items, pagination: page });
+    },
+    async spendableBalances(ctx, req) {
+      const { items, page } = await balancesPage(ctx, req.address, req.pagination);
+      return create(QuerySpendableBalancesResponseSchema, { balances: items, pagination: page });
+    },
+    async totalSupply(ctx, req) {
+      const { items, page } = await paginate(ctx.kv(BANK_STORE), BankKeys.supplyPrefix, req.pagination, (k, v) =>
+        create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
+      );
+      return create(QueryTotalSupplyResponseSchema, { supply: items, pagination: page });
+    },
+    async supplyOf(ctx, req) {
+      const denom = denomArg(req.denom);
+      const amount = await bank.getSupply(ctx, denom);
+      return create(QuerySupplyOfResponseSchema, { amount: create(CoinSchema, { denom, amount: amount.toString() }) });
+    },
+    async params(ctx) {
+      return create(QueryParamsResponseSchema, { params: await bank.getParams(ctx) });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { ChangeSet } from "./change-set.js";
+import type { IterateOptions, KVStore, MultiStore } from "./multi-store.js";
+
+interface Pending {
+  key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
+
+function inRange(key: Uint8Array, o: IterateOptions): boolean {
+  if (o.prefix && (key.length < o.prefix.length || Buffer.compare(key.subarray(0, o.prefix.length), o.prefix) !== 0)) return false;
+  if (o.start && Buffer.compare(key, o.start) < 0) return false;
+  if (o.end && Buffer.compare(key, o.end) >= 0) return false;
+  return true;
+}
+
+/** A store branch: writes stay in memory until `write()` hands them to the parent. */
+export class CacheKVStore implements KVStore {
+  readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly parent: KVStore) {}
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const p = this.pending.get(hexKey(key));
+    if (p) return p.value ?? undefined;
+    return this.parent.get(key);
+  }
+
+  async has(key: Uint8Array): Promise<boolean> {
+    return (await this.get(key)) !== undefined;
+  }
+
+  set(key: Uint8Array, value: Uint8Array): void {
+    this.pending.set(hexKey(key), { key: Uint8Array.from(key), value: Uint8Array.from(value) });
+  }
+
+  delete(key: Uint8Array): void {
+    this.pending.set(hexKey(key), { key: Uint8Array.from(key), value: null });
+  }
+
+  /** Merges the parent's keys with pending writes: deletions hidden, new keys included, order kept. */
+  async *iterate(opts: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const dir = opts.reverse ? -1 : 1;
+    const mine = [...this.pending.values()]
+      .filter((p) => inRange(p.key, opts))
+      .sort((a, b) => dir * Buffer.compare(a.key, b.key));
+    let i = 0;
+    for await (const [k, v] of this.parent.iterate(opts)) {
+      while (i < mine.length && dir * Buffer.compare(mine[i].key, k) < 0) {
+        const p = mine[i++];
+        if (p.value) yield [p.key, p.value];
+      }
+      if (i < mine.length && Buffer.compare(mine[i].key, k) === 0) {
+        const p = mine[i++];
+        if (p.value) yield [p.key, p.value];
+        continue;
+      }
+      yield [k, v];
+    }
+    for (; i < mine.length; i++) if (mine[i].value) yield [mine[i].key, mine[i].value!];
+  }
+
+  write(): void {
+    for (const p of this.pending.values()) {
+      if (p.value === null) this.parent.delete(p.key);
+      else this.parent.set(p.key, p.value);
+    }
+    this.pending.clear();
+  }
+}
+
+/**
+ * Branches every named store of a parent. Block execution runs on one, each tx on a branch of that, each
+ * tx's messages on another; `write()` merges a branch into its parent, dropping it discards it.
+ */
+export class CacheMultiStore implements MultiStore {
+  private readonly stores = new Map<string, CacheKVStore>();
+
+  constructor(private readonly parent: MultiStore) {}
+
+  store(name: string): CacheKVStore {
+    let s = this.stores.get(name);
+    if (!s) {
+      s = new CacheKVStore(this.parent.store(name));
+      this.stores.set(name, s);
+    }
+    return s;
+  }
+
+  branch(): CacheMultiStore {
+    return new CacheMultiStore(this);
+  }
+
+  write(): void {
+    for (const s of this.stores.values()) s.write();
+  }
+
+  /** Everything this branch holds, for the commit of a block. */
+  changeSet(): ChangeSet {
+    const cs = new ChangeSet();
+    for (const [name, s] of this.stores) for (const p of s.pending.values()) cs.set(name, p.key, p.value);
+    return cs;
+  }
+}

@@ -1,0 +1,38 @@
+/** One write of a block: a new value, or null for a deletion. */
+export interface Change {
+  store: string;
+  key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
+
+/** Every write a block makes, at most one per (store, key), listed in a deterministic order. */
+export class ChangeSet {
+  private readonly byStore = new Map<string, Map<string, Change>>();
+
+  set(store: string, key: Uint8Array, value: Uint8Array | null): void {
+    let m = this.byStore.get(store);
+    if (!m) {
+      m = new Map();
+      this.byStore.set(store, m);
+    }
+    m.set(hexKey(key), { store, key, value });
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.byStore.values()) n += m.size;
+    return n;
+  }
+
+  /** Sorted by store name, then key bytes: the order the app hash is computed in. */
+  entries(): Change[] {
+    const out: Change[] = [];
+    for (const store of [...this.byStore.keys()].sort()) {
+      const m = this.byStore.get(store)!;
+      for (const k of [...m.keys()].sort()) out.push(m.get(k)!);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The one registry of key prefixes in the node's LevelDB. Each keyspace is one byte; a retired prefix is never
+ * reused, so an old database can never be misread by a newer binary.
+ *
+ * `esc(x)` escapes 0x00 as 0x00 0xFF; `T` is the terminator 0x00 0x00 (see key-encoding.ts). Heights are
+ * 8-byte big-endian.
+ */
+export const KEYSPACE = {
+  /** 0x00 | "commit" -> JSON {height, appHash, earliest}: the last committed block and oldest readable height. */
+  meta: 0x00,
+  /** 0x01 | esc(store) T | key -> value: the latest value of every live key, for O(1) reads. */
+  latest: 0x01,
+  /** 0x02 | esc(store) T | esc(key) T | height -> 0x01 value | 0x00 (deleted): every version, for reads at a height. */
+  versions: 0x02,
+  /** 0x03 | height | esc(store) T | key -> empty: what changed at a height, so pruning touches only that. */
+  changes: 0x03,
+} as const;
+
+/** Keyspaces of the block store, written in the same batch as the block's state. */
+export const BLOCK_STORE_KEYSPACES = {
+  /** 0x10 | height -> tendermint.types.Block */
+  blocks: 0x10,
+  /** 0x11 | height -> tendermint.types.BlockMeta (block id, size, header, tx count) */
+  blockMetas: 0x11,
+  /** 0x12 | block hash -> height */
+  blockHashes: 0x12,
+  /** 0x13 | height -> block results (JSON: tx results and block events) */
+  results: 0x13,
+  /** 0x14 | tx hash -> height (8 bytes) | index (4 bytes) */
+  txIndex: 0x14,
+} as const;
