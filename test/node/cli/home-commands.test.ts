@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bech32 } from "@scure/base";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { chaind } from "../helpers/chaind-process.js";
+
+describe("home commands", () => {
+  let dir: string;
+  let home: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "chaind-cli-"));
+    home = join(dir, "home");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("init writes every config file and refuses to overwrite", async () => {
+    const r = await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ moniker: "node0", chain_id: "cli-chain" });
+    const genesis = JSON.parse(readFileSync(join(home, "config/genesis.json"), "utf8"));
+    expect(genesis.chain_id).toBe("cli-chain");
+    expect(Object.keys(genesis.app_state)).toEqual(["auth", "bank"]);
+    for (const f of ["app.toml", "config.toml", "client.toml", "priv_validator_key.json"]) {
+      expect(readFileSync(join(home, "config", f), "utf8").length).toBeGreaterThan(0);
+    }
+    const again = await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr.trim()).toMatch(/^Error: genesis.json file already exists/);
+    const forced = await chaind(["init", "node0", "--chain-id", "other", "--home", home, "--overwrite"]);
+    expect(forced.exitCode).toBe(0);
+  });
+
+  it("keys and add-genesis-account build a funded genesis that validates", async () => {
+    await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
+    const mnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+    const add = await chaind(["keys", "add", "alice", "--recover", "--home", home, "--keyring-backend", "test"], { input: `${mnemonic}\n` });
+    expect(add.exitCode, add.stderr).toBe(0);
+    const show = await chaind(["keys", "show", "alice", "-a", "--home", home, "--keyring-backend", "test"]);
+    // The well-known Cosmos address of this mnemonic, re-encoded with our prefix.
+    const cosmosBytes = bech32.fromWords(bech32.decode("cosmos19rl4cm2hmr8afy4kldpxz3fka4jguq0auqdal4").words);
+    expect(show.stdout.trim()).toBe(bech32.encode("sdk", bech32.toWords(cosmosBytes)));
+    const fund = await chaind(["genesis", "add-genesis-account", "alice", "1000stake", "--home", home, "--keyring-backend", "test"]);
+    expect(fund.exitCode, fund.stderr).toBe(0);
+    const genesis = JSON.parse(readFileSync(join(home, "config/genesis.json"), "utf8"));
+    expect(genesis.app_state.bank.balances).toEqual([{ address: show.stdout.trim(), coins: [{ denom: "stake", amount: "1000" }] }]);
+    const valid = await chaind(["genesis", "validate", "--home", home]);
+    expect(valid.exitCode, valid.stderr).toBe(0);
+
+    const twice = await chaind(["genesis", "add-genesis-account", "alice", "1stake", "--home", home]);
+    expect(twice.exitCode).toBe(1);
+    expect(twice.stderr).toMatch(/existing address/);
+    const badCoins = await chaind(["genesis", "add-genesis-account", show.stdout.trim(), "12", "--home", home, "--append"]);
+    expect(badCoins.exitCode).toBe(1);
+    expect(badCoins.stderr).toMatch(/failed to parse coins/);
+  });
+
+  it("genesis validate names the broken part", async () => {
+    await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
+    const path = join(home, "config/genesis.json");
+    const g = JSON.parse(readFileSync(path, "utf8"));
+    g.app_state.bank.balances = [{ address: "sdk1notanaddress", coins: [{ denom: "stake", amount: "5" }] }];
+    writeFileSync(path, JSON.stringify(g));
+    const r = await chaind(["genesis", "validate", "--home", home]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/invalid genesis balance address "sdk1notanaddress"/);
+    writeFileSync(path, "{ not json");
+    const r2 = await chaind(["genesis", "validate", "--home", home]);
+    expect(r2.exitCode).toBe(1);
+    expect(r2.stderr).toMatch(/invalid genesis .*genesis.json/);
+  });
+
+  it("start on a home that does not exist fails with one clear line", async () => {
+    const r = await chaind(["start", "--home", join(dir, "nope")]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot start node: cannot read .*app.toml: ENOENT/);
+  });
+
+  it("bad app.toml values name the key", async () => {
+    await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
+    const path = join(home, "config/app.toml");
+    writeFileSync(path, readFileSync(path, "utf8").replace('pruning = "default"', 'pruning = "sometimes"'));
+    const r = await chaind(["start", "--home", home]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/unknown pruning strategy "sometimes"/);
+  });
+});
