@@ -10,7 +10,9 @@ const home = join(root, ".localnet", "chaind");
 const chaind = join(root, "bin", "chaind.js");
 
 if (!existsSync(join(home, "config", "genesis.json"))) {
-  const made = spawnSync(process.execPath, [chaind, "testnet", "--home", home, "--chain-id", "localnet-1"], { stdio: ["ignore", "ignore", "inherit"] });
+  const made = spawnSync(process.execPath, [chaind, "testnet", "--home", home, "--chain-id", "localnet-1"], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   if (made.status !== 0) process.exit(made.status ?? 1);
   console.log(`Created a local chain in ${home} (keys: validator, alice, bob, carol in its keyring-test)`);
 }

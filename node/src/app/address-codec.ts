@@ -14,10 +14,14 @@ export class AddressCodec {
     if (text === "") throw ChainError.wrap(SdkErrors.InvalidAddress, `empty ${field}`);
     try {
       const bytes = decodeBech32(text, this.prefix);
-      if (bytes.length === 0 || bytes.length > 255) throw new Error(`address length ${bytes.length} is invalid`);
+      if (bytes.length === 0 || bytes.length > 255)
+        throw new Error(`address length ${bytes.length} is invalid`);
       return bytes;
     } catch (e) {
-      throw ChainError.wrap(SdkErrors.InvalidAddress, `invalid ${field} ${JSON.stringify(text)}: ${(e as Error).message}`);
+      throw ChainError.wrap(
+        SdkErrors.InvalidAddress,
+        `invalid ${field} ${JSON.stringify(text)}: ${(e as Error).message}`,
+      );
     }
   }
 }

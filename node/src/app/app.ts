@@ -1,13 +1,14 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { GenesisDoc } from "../config/genesis.js";
 import { ChainError, toChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import type { GenesisDoc } from "../config/genesis.js";
-import { MsgDataSchema, TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
+import { TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
 import type { Logger } from "../logging/logger.js";
+import type { AnteHandler } from "../modules/auth/ante-handler.js";
+import { computeAppHash } from "../store/app-hash.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import type { ChangeSet } from "../store/change-set.js";
-import { computeAppHash } from "../store/app-hash.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import type { AppModule } from "./app-module.js";
 import { AsyncLock } from "./async-lock.js";
@@ -19,7 +20,6 @@ import { ServiceRegistrar } from "./service-registrar.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
 import { errorResult, type TxResult } from "./tx-result.js";
 import type { TypeRegistry } from "./type-registry.js";
-import type { AnteHandler } from "../modules/auth/ante-handler.js";
 
 export interface AppOptions {
   name: string;
@@ -149,7 +149,8 @@ export class App {
     return this.lock.run(async () => {
       const latest = this.deps.store.latestHeight;
       if (this.pending) throw new Error(`block ${this.pending.height} was finalized but not committed`);
-      if (req.height !== latest + 1) throw new Error(`cannot finalize block ${req.height}: last committed is ${latest}`);
+      if (req.height !== latest + 1)
+        throw new Error(`cannot finalize block ${req.height}: last committed is ${latest}`);
       const ms = this.genesisState ?? new CacheMultiStore(this.deps.store.view());
       const block: BlockHeaderInfo = {
         chainId: this.opts.chainId,
@@ -198,16 +199,30 @@ export class App {
     const method = this.registrar.queries.get(`/${name}`);
     if (!method) throw ChainError.wrap(SdkErrors.UnknownRequest, `no query handler for path ${path}`);
     const latest = this.deps.store.latestHeight;
-    if (latest === 0) throw new ChainError("sdk", 26, GrpcCode.UNAVAILABLE, "no block has been committed yet; query again after the first block");
+    if (latest === 0)
+      throw new ChainError(
+        "sdk",
+        26,
+        GrpcCode.UNAVAILABLE,
+        "no block has been committed yet; query again after the first block",
+      );
     const h = height === 0 ? latest : height;
     const view = this.deps.store.view(h);
     let req: unknown;
     try {
       req = fromBinary(method.input, data);
     } catch (e) {
-      throw ChainError.wrap(SdkErrors.InvalidRequest, `cannot decode ${method.input.typeName}: ${(e as Error).message}`);
+      throw ChainError.wrap(
+        SdkErrors.InvalidRequest,
+        `cannot decode ${method.input.typeName}: ${(e as Error).message}`,
+      );
     }
-    const block: BlockHeaderInfo = { chainId: this.opts.chainId, height: h, time: new Date(0), proposerAddress: new Uint8Array() };
+    const block: BlockHeaderInfo = {
+      chainId: this.opts.chainId,
+      height: h,
+      time: new Date(0),
+      proposerAddress: new Uint8Array(),
+    };
     const ctx = this.context(new CacheMultiStore(view), block, "query");
     const resp = await method.handler(ctx, req);
     return { value: toBinary(method.output, resp), height: h };
@@ -228,7 +243,14 @@ export class App {
     const gasWanted = tx.authInfo.fee?.gasLimit ?? 0n;
     const gasMeter = new GasMeter(mode === "simulate" ? 0 : Number(gasWanted));
     const anteMs = parent.branch();
-    const anteCtx = new Context(anteMs, block, mode === "simulate" ? "simulate" : mode, gasMeter, new EventManager(), this.deps.logger);
+    const anteCtx = new Context(
+      anteMs,
+      block,
+      mode === "simulate" ? "simulate" : mode,
+      gasMeter,
+      new EventManager(),
+      this.deps.logger,
+    );
     try {
       await this.deps.anteHandler(anteCtx, tx, mode === "simulate");
     } catch (e) {
@@ -237,7 +259,10 @@ export class App {
     anteMs.write();
     const anteEvents = anteCtx.events.events;
     if (mode === "check") {
-      return { result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), anteEvents), data: new Uint8Array() }, tx };
+      return {
+        result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), anteEvents), data: new Uint8Array() },
+        tx,
+      };
     }
 
     const msgMs = parent.branch();
@@ -246,7 +271,11 @@ export class App {
     try {
       for (const [i, m] of tx.msgs.entries()) {
         const route = this.registrar.msgs.get(m.typeName);
-        if (!route) throw ChainError.wrap(SdkErrors.UnknownRequest, `unrecognized message type: ${m.typeName}; message index: ${i}`);
+        if (!route)
+          throw ChainError.wrap(
+            SdkErrors.UnknownRequest,
+            `unrecognized message type: ${m.typeName}; message index: ${i}`,
+          );
         const ctx = anteCtx.with({ ms: msgMs, events: new EventManager() });
         const resp = await route.handler(ctx, m.message);
         const moduleName = m.typeName.split(".")[1] ?? "";
@@ -259,12 +288,18 @@ export class App {
             { key: "msg_index", value: String(i), index: true },
           ],
         });
-        msgEvents.push(...ctx.events.events.map((e) => ({ ...e, attributes: [...e.attributes, { key: "msg_index", value: String(i), index: true }] })));
+        msgEvents.push(
+          ...ctx.events.events.map((e) => ({
+            ...e,
+            attributes: [...e.attributes, { key: "msg_index", value: String(i), index: true }],
+          })),
+        );
         responses.push({ typeUrl: `/${route.output.typeName}`, value: toBinary(route.output, resp) });
       }
     } catch (e) {
       const ce = toChainError(e);
-      if (!(e instanceof ChainError)) this.deps.logger.error("message handler failed unexpectedly", { err: ce.message });
+      if (!(e instanceof ChainError))
+        this.deps.logger.error("message handler failed unexpectedly", { err: ce.message });
       return { result: errorResult(ce, gasWanted, BigInt(gasMeter.consumed), anteEvents), tx };
     }
     msgMs.write();
@@ -272,10 +307,12 @@ export class App {
       TxMsgDataSchema,
       create(TxMsgDataSchema, {
         msgResponses: responses.map((r) => ({ typeUrl: r.typeUrl, value: r.value })),
-        data: [] as never,
       }),
     );
-    return { result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), [...anteEvents, ...msgEvents]), data }, tx };
+    return {
+      result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), [...anteEvents, ...msgEvents]), data },
+      tx,
+    };
   }
 }
 
@@ -287,4 +324,3 @@ function withMode(e: AbciEvent, mode: string): AbciEvent {
   return { ...e, attributes: [...e.attributes, { key: "mode", value: mode, index: true }] };
 }
 
-void MsgDataSchema;

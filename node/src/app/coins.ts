@@ -17,8 +17,10 @@ export function validateDenom(denom: string): void {
 }
 
 function checkAmount(c: CoinAmount): void {
-  if (c.amount < 0n) throw ChainError.wrap(SdkErrors.InvalidCoins, `negative coin amount: ${c.amount}${c.denom}`);
-  if (c.amount >> BigInt(MAX_AMOUNT_BITS) !== 0n) throw ChainError.wrap(SdkErrors.InvalidCoins, "coin amount overflows 256 bits");
+  if (c.amount < 0n)
+    throw ChainError.wrap(SdkErrors.InvalidCoins, `negative coin amount: ${c.amount}${c.denom}`);
+  if (c.amount >> BigInt(MAX_AMOUNT_BITS) !== 0n)
+    throw ChainError.wrap(SdkErrors.InvalidCoins, "coin amount overflows 256 bits");
 }
 
 /** Sorted coin lists with unique denoms, positive amounts: the canonical Cosmos `Coins` form. */
@@ -37,12 +39,15 @@ export class Coins {
       const amount = typeof c.amount === "bigint" ? c.amount : parseAmount(c.amount, c.denom);
       const coin = { denom: c.denom, amount };
       checkAmount(coin);
-      if (amount === 0n) throw ChainError.wrap(SdkErrors.InvalidCoins, `coin ${amount}${c.denom} amount is not positive`);
+      if (amount === 0n)
+        throw ChainError.wrap(SdkErrors.InvalidCoins, `coin ${amount}${c.denom} amount is not positive`);
       const prev = list[list.length - 1];
       if (prev && prev.denom >= c.denom) {
         throw ChainError.wrap(
           SdkErrors.InvalidCoins,
-          prev.denom === c.denom ? `duplicate denomination ${c.denom}` : `denomination ${c.denom} is not sorted`,
+          prev.denom === c.denom
+            ? `duplicate denomination ${c.denom}`
+            : `denomination ${c.denom} is not sorted`,
         );
       }
       list.push(coin);

@@ -13,7 +13,10 @@ const DEC_COIN_RE = /^(\d+)(?:\.(\d{1,18}))?\s*([a-zA-Z][a-zA-Z0-9/:._-]{2,127})
 /** Parses minimum gas prices such as "0.025stake,1uatom". */
 export function parseDecCoins(text: string): DecCoin[] {
   const out: DecCoin[] = [];
-  for (const part of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = DEC_COIN_RE.exec(part);
     if (!m) throw ChainError.wrap(SdkErrors.InvalidCoins, `invalid decimal coin expression: ${part}`);
     const frac = m[2] ?? "";
@@ -27,4 +30,3 @@ export function requiredFee(price: DecCoin, gas: bigint): bigint {
   const product = price.numerator * gas;
   return (product + price.denominator - 1n) / price.denominator;
 }
-

@@ -1,5 +1,5 @@
 import type { IterateOptions, KVStore } from "../store/multi-store.js";
-import { KV_GAS, type GasMeter } from "./gas-meter.js";
+import { type GasMeter, KV_GAS } from "./gas-meter.js";
 
 /** Charges gas for each store access, as Cosmos' gaskv store does, so gas reflects the work a tx causes. */
 export class GasKVStore implements KVStore {

@@ -10,7 +10,8 @@ import type { AddressCodec } from "./address-codec.js";
  */
 export function msgSigners(desc: DescMessage, msg: Message, addresses: AddressCodec): string[] {
   const names = getOption(desc, signer);
-  if (names.length === 0) throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
+  if (names.length === 0)
+    throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
   const out: string[] = [];
   for (const name of names) {
     const field = desc.fields.find((f) => f.name === name);

@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import {
   type PageRequest,
   type PageResponse,
   PageResponseSchema,
 } from "../gen/sdk/base/query/v1beta1/pagination_pb.js";
-import { ChainError } from "../errors/chain-error.js";
-import { SdkErrors } from "../errors/sdk-errors.js";
 import type { KVStore } from "../store/multi-store.js";
 
 export const DEFAULT_PAGE_LIMIT = 100n;
@@ -31,7 +31,11 @@ export async function paginate<T>(
   const offset = req?.offset ?? 0n;
   const limit = req?.limit && req.limit > 0n ? req.limit : DEFAULT_PAGE_LIMIT;
   const reverse = req?.reverse ?? false;
-  if (key.length > 0 && offset > 0n) throw ChainError.wrap(SdkErrors.InvalidRequest, "paginate: invalid request, either offset or key is expected, got both");
+  if (key.length > 0 && offset > 0n)
+    throw ChainError.wrap(
+      SdkErrors.InvalidRequest,
+      "paginate: invalid request, either offset or key is expected, got both",
+    );
 
   const items: T[] = [];
   let nextKey = new Uint8Array();

@@ -14,7 +14,10 @@ export type RpcHandler<I extends DescMessage, O extends DescMessage> = (
 
 /** The implementation object for a service: one handler per method, keyed by the method's local name. */
 export type ServiceImpl<S extends DescService> = {
-  [K in keyof S["method"]]: S["method"][K] extends { input: infer I extends DescMessage; output: infer O extends DescMessage }
+  [K in keyof S["method"]]: S["method"][K] extends {
+    input: infer I extends DescMessage;
+    output: infer O extends DescMessage;
+  }
     ? RpcHandler<I, O>
     : never;
 };
@@ -41,7 +44,13 @@ export class ServiceRegistrar {
       const handler = (impl as Record<string, RegisteredMethod["handler"]>)[m.localName];
       if (!handler) throw new Error(`${service.typeName}: no handler for ${m.name}`);
       if (this.msgs.has(m.input.typeName)) throw new Error(`msg ${m.input.typeName} registered twice`);
-      this.msgs.set(m.input.typeName, { path: `/${service.typeName}/${m.name}`, service, input: m.input, output: m.output, handler });
+      this.msgs.set(m.input.typeName, {
+        path: `/${service.typeName}/${m.name}`,
+        service,
+        input: m.input,
+        output: m.output,
+        handler,
+      });
     }
   }
 

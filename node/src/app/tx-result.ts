@@ -14,7 +14,12 @@ export interface TxResult {
   events: AbciEvent[];
 }
 
-export function errorResult(e: ChainError, gasWanted: bigint, gasUsed: bigint, events: AbciEvent[] = []): TxResult {
+export function errorResult(
+  e: ChainError,
+  gasWanted: bigint,
+  gasUsed: bigint,
+  events: AbciEvent[] = [],
+): TxResult {
   return {
     code: e.abciCode,
     codespace: e.codespace,

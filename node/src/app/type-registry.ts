@@ -30,7 +30,8 @@ export class TypeRegistry {
   resolve(typeUrl: string): { desc: DescMessage; namespace: Namespace } {
     const { name, namespace } = typeUrlToSdk(typeUrl);
     const desc = this.registry.getMessage(name);
-    if (!desc) throw ChainError.wrap(SdkErrors.UnpackAny, `no concrete type registered for type URL ${typeUrl}`);
+    if (!desc)
+      throw ChainError.wrap(SdkErrors.UnpackAny, `no concrete type registered for type URL ${typeUrl}`);
     return { desc, namespace };
   }
 
@@ -44,6 +45,9 @@ export class TypeRegistry {
   }
 
   pack(desc: DescMessage, message: Message, ns: Namespace = "sdk"): Any {
-    return create(AnySchema, { typeUrl: `/${toNamespace(desc.typeName, ns)}`, value: toBinary(desc, message) });
+    return create(AnySchema, {
+      typeUrl: `/${toNamespace(desc.typeName, ns)}`,
+      value: toBinary(desc, message),
+    });
   }
 }

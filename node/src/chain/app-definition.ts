@@ -1,4 +1,4 @@
-import { assembleStandardApp, type AppAssembly, type StandardAppOptions } from "./standard-app.js";
+import { type AppAssembly, assembleStandardApp, type StandardAppOptions } from "./standard-app.js";
 
 /**
  * What a chain binary is: its name, version and how it assembles its App. Each fixture version (v1, v2, v3)

@@ -47,7 +47,10 @@ export class ChainNode {
       "pruning-keep-recent": appConfig.pruningKeepRecent,
       "pruning-interval": appConfig.pruningInterval,
     });
-    const store = await StateStore.open({ dir: layout.dbDir, pruning }, { logger: deps.logger.child("store") });
+    const store = await StateStore.open(
+      { dir: layout.dbDir, pruning },
+      { logger: deps.logger.child("store") },
+    );
     try {
       const assembly = opts.definition.assemble({
         chainId: genesis.chain_id,

@@ -11,8 +11,10 @@ interface BankGenesisJson {
 
 /** Adds (or, with `append`, tops up) a funded account in a genesis document, as `add-genesis-account` does. */
 export function addGenesisAccount(genesis: GenesisDoc, address: string, coins: Coins, append: boolean): void {
-  const auth = (genesis.app_state.auth ??= {}) as AuthGenesisJson;
-  const bank = (genesis.app_state.bank ??= {}) as BankGenesisJson;
+  genesis.app_state.auth ??= {};
+  genesis.app_state.bank ??= {};
+  const auth = genesis.app_state.auth as AuthGenesisJson;
+  const bank = genesis.app_state.bank as BankGenesisJson;
   auth.accounts ??= [];
   bank.balances ??= [];
   const existing = bank.balances.find((b) => b.address === address);

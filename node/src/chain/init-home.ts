@@ -23,10 +23,15 @@ export class HomeExistsError extends Error {
 }
 
 /** Writes a fresh node home: config files, a validator key and a genesis with every module's defaults. */
-export function initHome(opts: InitHomeOptions, def: AppDefinition): { layout: HomeLayout; genesis: GenesisDoc; validatorAddress: string } {
+export function initHome(
+  opts: InitHomeOptions,
+  def: AppDefinition,
+): { layout: HomeLayout; genesis: GenesisDoc; validatorAddress: string } {
   const layout = new HomeLayout(opts.home);
   if (existsSync(layout.genesisJson) && !opts.overwrite) {
-    throw new HomeExistsError(`genesis.json file already exists: ${layout.genesisJson} (use --overwrite to replace it)`);
+    throw new HomeExistsError(
+      `genesis.json file already exists: ${layout.genesisJson} (use --overwrite to replace it)`,
+    );
   }
   mkdirSync(layout.configDir, { recursive: true, mode: 0o700 });
   mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
@@ -37,7 +42,10 @@ export function initHome(opts: InitHomeOptions, def: AppDefinition): { layout: H
   opts.tuneNode?.(node);
   writeFileSync(layout.appToml, renderAppToml(app));
   writeFileSync(layout.configToml, renderConfigToml(node));
-  writeFileSync(layout.clientToml, renderClientToml({ ...defaultClientConfig(opts.chainId), node: node.rpc.laddr }));
+  writeFileSync(
+    layout.clientToml,
+    renderClientToml({ ...defaultClientConfig(opts.chainId), node: node.rpc.laddr }),
+  );
   const signer = writeNewPrivValidatorKey(layout.privValidatorKey);
 
   const assembly = def.assemble({ chainId: opts.chainId, bech32Prefix: opts.bech32Prefix, minGasPrices: "" });

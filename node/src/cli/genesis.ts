@@ -3,9 +3,9 @@ import { AddressCodec } from "../app/address-codec.js";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
+import { openKeyring } from "../client/keyring/open-keyring.js";
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
@@ -25,7 +25,11 @@ function addAccountCommand(): CommandModule<GlobalArgs, AddAccountArgs> {
         .positional("address", { type: "string", demandOption: true })
         .positional("coins", { type: "string", demandOption: true })
         .option("keyring-backend", { type: "string", default: "test" })
-        .option("append", { type: "boolean", default: false, describe: "add the coins to an existing account's balance" }) as never,
+        .option("append", {
+          type: "boolean",
+          default: false,
+          describe: "add the coins to an existing account's balance",
+        }) as never,
     handler: async (args) => {
       const layout = new HomeLayout(args.home);
       const genesis = readGenesis(layout.genesisJson);
@@ -35,10 +39,16 @@ function addAccountCommand(): CommandModule<GlobalArgs, AddAccountArgs> {
         codec.fromString(address);
       } catch {
         try {
-          const ring = openKeyring({ backend: args["keyring-backend"], home: args.home, prefix: codec.prefix });
+          const ring = openKeyring({
+            backend: args["keyring-backend"],
+            home: args.home,
+            prefix: codec.prefix,
+          });
           address = (await ring.get(args.address)).address;
         } catch (e) {
-          throw new CliError(`${args.address} is neither a valid address nor a key in the keyring: ${(e as Error).message}`);
+          throw new CliError(
+            `${args.address} is neither a valid address nor a key in the keyring: ${(e as Error).message}`,
+          );
         }
       }
       let coins: Coins;
@@ -67,8 +77,13 @@ function validateCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalAr
       const path = args.file ?? new HomeLayout(args.home).genesisJson;
       try {
         const genesis = readGenesis(path);
-        const assembly = def.assemble({ chainId: genesis.chain_id, bech32Prefix: genesis.bech32_prefix ?? "sdk", minGasPrices: "" });
-        for (const m of assembly.modules) m.validateGenesis?.(genesis.app_state[m.name] ?? m.defaultGenesis?.());
+        const assembly = def.assemble({
+          chainId: genesis.chain_id,
+          bech32Prefix: genesis.bech32_prefix ?? "sdk",
+          minGasPrices: "",
+        });
+        for (const m of assembly.modules)
+          m.validateGenesis?.(genesis.app_state[m.name] ?? m.defaultGenesis?.());
       } catch (e) {
         throw new CliError((e as Error).message);
       }

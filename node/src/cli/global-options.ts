@@ -12,6 +12,10 @@ export const DEFAULT_HOME = join(homedir(), ".chaind");
 
 export const globalOptions = {
   home: { type: "string", default: DEFAULT_HOME, describe: "directory for config and data" },
-  log_level: { type: "string", default: "info", describe: "log level: error|warn|info|debug, or per module (store:debug,*:info)" },
+  log_level: {
+    type: "string",
+    default: "info",
+    describe: "log level: error|warn|info|debug, or per module (store:debug,*:info)",
+  },
   log_format: { type: "string", choices: ["plain", "json"], default: "plain", describe: "log output format" },
 } as const;

@@ -19,15 +19,33 @@ export function initCommand(def: AppDefinition): CommandModule<GlobalArgs, InitA
     describe: "Initialize the node's configuration files, validator key and genesis",
     builder: (y) =>
       y
-        .positional("moniker", { type: "string", demandOption: true, describe: "a human-readable name for this node" })
+        .positional("moniker", {
+          type: "string",
+          demandOption: true,
+          describe: "a human-readable name for this node",
+        })
         .option("chain-id", { type: "string", describe: "genesis chain id (random when omitted)" })
-        .option("overwrite", { type: "boolean", default: false, describe: "overwrite an existing genesis.json" })
-        .option("bech32-prefix", { type: "string", default: "sdk", describe: "account address prefix of the chain" }) as never,
+        .option("overwrite", {
+          type: "boolean",
+          default: false,
+          describe: "overwrite an existing genesis.json",
+        })
+        .option("bech32-prefix", {
+          type: "string",
+          default: "sdk",
+          describe: "account address prefix of the chain",
+        }) as never,
     handler: (args) => {
       const chainId = args["chain-id"] || `test-chain-${randomBytes(3).toString("hex")}`;
       try {
         const { layout, validatorAddress } = initHome(
-          { home: args.home, moniker: args.moniker, chainId, bech32Prefix: args["bech32-prefix"], overwrite: args.overwrite },
+          {
+            home: args.home,
+            moniker: args.moniker,
+            chainId,
+            bech32Prefix: args["bech32-prefix"],
+            overwrite: args.overwrite,
+          },
           def,
         );
         process.stdout.write(

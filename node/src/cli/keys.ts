@@ -1,143 +1,290 @@
-import type { CommandModule } from "yargs";
+import { existsSync } from "node:fs";
+import type { Argv, CommandModule } from "yargs";
+import { keyOutput, keyOutputsText, pubKeyJson } from "../client/keyring/key-output.js";
+import type { PassphrasePrompt } from "../client/keyring/key-vault.js";
+import type { Keyring } from "../client/keyring/keyring.js";
+import { KeyringError } from "../client/keyring/keyring-error.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
-import type { KeyInfo, Keyring } from "../client/keyring/keyring.js";
+import { TerminalInput } from "../client/keyring/terminal-input.js";
 import { readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { existsSync } from "node:fs";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
-import { InputLines } from "./input-lines.js";
+
+/** Streams the command talks through; tests pass their own. */
+export interface KeysIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
 
 interface KeysArgs extends GlobalArgs {
   "keyring-backend": string;
   "keyring-dir"?: string;
-  output: string;
+  prefix?: string;
+  output?: string;
 }
 
-/** The chain's bech32 prefix comes from its genesis; a home without one uses "sdk". */
-function prefixOf(home: string): string {
+interface AddArgs extends KeysArgs {
+  name: string;
+  recover: boolean;
+  account: number;
+  index: number;
+  backup: boolean;
+}
+
+interface ListArgs extends KeysArgs {
+  "list-names": boolean;
+}
+
+interface ShowArgs extends KeysArgs {
+  name: string;
+  address: boolean;
+  pubkey: boolean;
+}
+
+interface DeleteArgs extends KeysArgs {
+  name: string;
+  yes: boolean;
+}
+
+interface Session {
+  ring: Keyring;
+  input: TerminalInput;
+  io: KeysIo;
+}
+
+/** `chaind keys add|list|show|delete`, reading prompts from `io.stdin` (terminal or piped lines). */
+export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs, KeysArgs> {
+  const streams = (): KeysIo => ({
+    stdin: io?.stdin ?? process.stdin,
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+  });
+  const run =
+    <A extends KeysArgs>(fn: (s: Session, args: A) => Promise<void>) =>
+    (args: A) =>
+      withSession(args, streams(), (s) => fn(s, args));
+  return {
+    command: "keys <command>",
+    describe: "Manage your application's keys",
+    builder: (y) =>
+      y
+        .option("keyring-backend", {
+          type: "string",
+          default: "test",
+          describe: "keyring backend: test or file",
+        })
+        .option("keyring-dir", { type: "string", describe: "folder holding the keyring (default: --home)" })
+        .option("prefix", {
+          type: "string",
+          describe: "bech32 account address prefix (default: the genesis' bech32_prefix, else sdk)",
+        })
+        .option("output", {
+          alias: "o",
+          type: "string",
+          choices: ["text", "json"],
+          describe: "output format (default text)",
+        })
+        .command(addCommand(run(runAdd)))
+        .command(listCommand(run(runList)))
+        .command(showCommand(run(runShow)))
+        .command(deleteCommand(run(runDelete)))
+        .demandCommand(1, "a keys subcommand is required") as never,
+    handler: () => {},
+  };
+}
+
+export const keysCommand: CommandModule<GlobalArgs, KeysArgs> = makeKeysCommand();
+
+function addCommand(handler: (a: AddArgs) => Promise<void>): CommandModule<KeysArgs, AddArgs> {
+  return {
+    command: "add <name>",
+    describe: "Add a new key (printing its mnemonic), or recover one with --recover",
+    builder: (y: Argv<KeysArgs>) =>
+      y
+        .positional("name", { type: "string", demandOption: true, describe: "name of the new key" })
+        .option("recover", {
+          type: "boolean",
+          default: false,
+          describe: "read a BIP39 mnemonic and recover its key",
+        })
+        .option("account", {
+          type: "number",
+          default: 0,
+          describe: "HD account: m/44'/118'/{account}'/0/{index}",
+        })
+        .option("index", { type: "number", default: 0, describe: "HD address index" })
+        .option("backup", {
+          type: "boolean",
+          default: true,
+          describe: "print the mnemonic (--no-backup hides it)",
+        }) as never,
+    handler,
+  };
+}
+
+function listCommand(handler: (a: ListArgs) => Promise<void>): CommandModule<KeysArgs, ListArgs> {
+  return {
+    command: "list",
+    describe: "List all keys",
+    builder: (y: Argv<KeysArgs>) =>
+      y.option("list-names", {
+        alias: "n",
+        type: "boolean",
+        default: false,
+        describe: "print only the names",
+      }) as never,
+    handler,
+  };
+}
+
+function showCommand(handler: (a: ShowArgs) => Promise<void>): CommandModule<KeysArgs, ShowArgs> {
+  return {
+    command: "show <name>",
+    describe: "Show a key, by name or by address",
+    builder: (y: Argv<KeysArgs>) =>
+      y
+        .positional("name", { type: "string", demandOption: true, describe: "key name or bech32 address" })
+        .option("address", {
+          alias: "a",
+          type: "boolean",
+          default: false,
+          describe: "print only the address",
+        })
+        .option("pubkey", {
+          alias: "p",
+          type: "boolean",
+          default: false,
+          describe: "print only the public key",
+        }) as never,
+    handler,
+  };
+}
+
+function deleteCommand(handler: (a: DeleteArgs) => Promise<void>): CommandModule<KeysArgs, DeleteArgs> {
+  return {
+    command: "delete <name>",
+    describe: "Delete a key, by name or by address",
+    builder: (y: Argv<KeysArgs>) =>
+      y
+        .positional("name", { type: "string", demandOption: true, describe: "key name or bech32 address" })
+        .option("yes", {
+          alias: "y",
+          type: "boolean",
+          default: false,
+          describe: "skip the confirmation",
+        }) as never,
+    handler,
+  };
+}
+
+async function runAdd({ ring, input, io }: Session, args: AddArgs): Promise<void> {
+  if (await ring.exists(args.name)) {
+    throw new CliError(`key "${args.name}" already exists; delete it first with "keys delete ${args.name}"`);
+  }
+  const mnemonic = args.recover
+    ? await input.readLine("> Enter your bip39 mnemonic\n", "mnemonic")
+    : undefined;
+  const { info, mnemonic: words } = await ring.add(args.name, {
+    mnemonic,
+    account: args.account,
+    index: args.index,
+  });
+  // Like Cosmos: a recovered mnemonic is never echoed back.
+  const showMnemonic = args.backup && !args.recover;
+  if (args.output === "json") {
+    io.stdout.write(`${JSON.stringify(keyOutput(info, showMnemonic ? words : undefined))}\n`);
+    return;
+  }
+  io.stdout.write(keyOutputsText([keyOutput(info)]));
+  if (showMnemonic) {
+    io.stderr.write(
+      "\n**Important** write this mnemonic phrase in a safe place.\n" +
+        `It is the only way to recover your account if you ever forget your password.\n\n${words}\n\n`,
+    );
+  }
+}
+
+async function runList({ ring, io }: Session, args: ListArgs): Promise<void> {
+  const keys = await ring.list();
+  if (args["list-names"]) {
+    for (const k of keys) io.stdout.write(`${k.name}\n`);
+  } else if (args.output === "json") {
+    io.stdout.write(`${JSON.stringify(keys.map((k) => keyOutput(k)))}\n`);
+  } else if (keys.length === 0) {
+    io.stderr.write("No records were found in keyring\n");
+  } else {
+    io.stdout.write(keyOutputsText(keys.map((k) => keyOutput(k))));
+  }
+}
+
+async function runShow({ ring, io }: Session, args: ShowArgs): Promise<void> {
+  if (args.address && args.pubkey) throw new CliError("cannot use both --address and --pubkey at once");
+  if (args.output !== undefined && (args.address || args.pubkey)) {
+    throw new CliError("cannot use --output with --address or --pubkey");
+  }
+  const info = await ring.get(args.name);
+  if (args.address) io.stdout.write(`${info.address}\n`);
+  else if (args.pubkey) io.stdout.write(`${JSON.stringify(pubKeyJson(info.pubKey))}\n`);
+  else if (args.output === "json") io.stdout.write(`${JSON.stringify(keyOutput(info))}\n`);
+  else io.stdout.write(keyOutputsText([keyOutput(info)]));
+}
+
+async function runDelete({ ring, input, io }: Session, args: DeleteArgs): Promise<void> {
+  const info = await ring.get(args.name);
+  if (!args.yes) {
+    if (!input.isTTY) {
+      throw new CliError(
+        `refusing to delete key "${info.name}" without confirmation: stdin is not a terminal; pass --yes`,
+      );
+    }
+    const answer = await input.readLine("Key reference will be deleted. Continue? [y/N]: ", "confirmation");
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      io.stderr.write("Aborted: key not deleted\n");
+      return;
+    }
+  }
+  await ring.delete(info.name);
+  io.stderr.write("Key deleted forever (uh oh!)\n");
+}
+
+/** The chain's prefix from the home's genesis, so keys print addresses the chain accepts. */
+function genesisPrefix(home: string): string {
   const path = new HomeLayout(home).genesisJson;
   return existsSync(path) ? (readGenesis(path).bech32_prefix ?? "sdk") : "sdk";
 }
 
-async function keyringFor(args: KeysArgs, input: InputLines): Promise<Keyring> {
-  const passphrase =
-    args["keyring-backend"] === "file"
-      ? (process.env.CHAIND_KEYRING_PASSPHRASE ?? (await input.ask("Enter keyring passphrase: ")))
-      : undefined;
+/** Opens the keyring for one command; keyring failures become one-line CLI errors. */
+async function withSession(args: KeysArgs, io: KeysIo, fn: (s: Session) => Promise<void>): Promise<void> {
+  const input = new TerminalInput({ input: io.stdin, output: io.stderr });
   try {
-    return openKeyring({ backend: args["keyring-backend"], home: args["keyring-dir"] ?? args.home, prefix: prefixOf(args.home), passphrase });
+    if (args["keyring-backend"] === "os") {
+      throw new CliError('keyring backend "os" is not supported; use "test" or "file"');
+    }
+    const ring = openKeyring({
+      backend: args["keyring-backend"],
+      home: args["keyring-dir"] ?? args.home,
+      prefix: args.prefix ?? genesisPrefix(args.home),
+      passphrase: passphrasePrompt(input),
+    });
+    await fn({ ring, input, io });
   } catch (e) {
-    throw new CliError((e as Error).message);
+    if (e instanceof KeyringError) throw new CliError(e.message);
+    throw e;
+  } finally {
+    input.close();
   }
 }
 
-function pubKeyJson(k: KeyInfo): string {
-  return JSON.stringify({ "@type": "/sdk.crypto.secp256k1.PubKey", key: Buffer.from(k.pubKey).toString("base64") });
+/** Cosmos asks twice when the keyring has no passphrase yet. */
+function passphrasePrompt(input: TerminalInput): PassphrasePrompt {
+  return async ({ isNew }) => {
+    const passphrase = await input.readSecret("Enter keyring passphrase:", "keyring passphrase");
+    if (isNew) {
+      const again = await input.readSecret("Re-enter keyring passphrase:", "keyring passphrase confirmation");
+      if (again !== passphrase) throw new CliError("passphrases do not match");
+    }
+    return passphrase;
+  };
 }
-
-function printKeys(keys: KeyInfo[], output: string): void {
-  const rows = keys.map((k) => ({ name: k.name, type: k.type, address: k.address, pubkey: pubKeyJson(k) }));
-  if (output === "json") process.stdout.write(`${JSON.stringify(rows)}\n`);
-  else for (const r of rows) process.stdout.write(`- address: ${r.address}\n  name: ${r.name}\n  pubkey: '${r.pubkey}'\n  type: ${r.type}\n`);
-}
-
-/** Runs a keyring action; keyring failures become one-line CLI errors. */
-async function withKeyring<T>(args: KeysArgs, fn: (ring: Keyring, input: InputLines) => Promise<T>): Promise<T> {
-  const input = new InputLines();
-  const ring = await keyringFor(args, input);
-  try {
-    return await fn(ring, input);
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError((e as Error).message);
-  }
-}
-
-const add: CommandModule<KeysArgs, KeysArgs & { name: string; recover: boolean; account: number; index: number }> = {
-  command: "add <name>",
-  describe: "Add a new key, or recover one from a mnemonic with --recover",
-  builder: (y) =>
-    y
-      .positional("name", { type: "string", demandOption: true })
-      .option("recover", { type: "boolean", default: false, describe: "read a BIP39 mnemonic and recover the key" })
-      .option("account", { type: "number", default: 0 })
-      .option("index", { type: "number", default: 0 }) as never,
-  handler: (args) =>
-    withKeyring(args, async (ring, input) => {
-      const mnemonic = args.recover ? await input.ask("> Enter your bip39 mnemonic\n") : undefined;
-      const { info, mnemonic: words } = await ring.add(args.name, { mnemonic, account: args.account, index: args.index });
-      if (args.output === "json") {
-        process.stdout.write(`${JSON.stringify({ name: info.name, type: info.type, address: info.address, pubkey: pubKeyJson(info), ...(args.recover ? {} : { mnemonic: words }) })}\n`);
-        return;
-      }
-      printKeys([info], "text");
-      if (!args.recover) {
-        process.stdout.write(`\n**Important** write this mnemonic phrase in a safe place.\nIt is the only way to recover your account if you ever forget your password.\n\n${words}\n`);
-      }
-    }),
-};
-
-const list: CommandModule<KeysArgs, KeysArgs & { "list-names": boolean }> = {
-  command: "list",
-  describe: "List all keys",
-  builder: (y) => y.option("list-names", { alias: "n", type: "boolean", default: false }) as never,
-  handler: (args) =>
-    withKeyring(args, async (ring) => {
-      const keys = await ring.list();
-      if (args["list-names"]) for (const k of keys) process.stdout.write(`${k.name}\n`);
-      else printKeys(keys, args.output);
-    }),
-};
-
-const show: CommandModule<KeysArgs, KeysArgs & { key: string; address: boolean; pubkey: boolean }> = {
-  command: "show <key>",
-  describe: "Show a key by name or address",
-  builder: (y) =>
-    y
-      .positional("key", { type: "string", demandOption: true })
-      .option("address", { alias: "a", type: "boolean", default: false, describe: "print only the address" })
-      .option("pubkey", { alias: "p", type: "boolean", default: false, describe: "print only the public key" }) as never,
-  handler: (args) =>
-    withKeyring(args, async (ring) => {
-      const k = await ring.get(args.key);
-      if (args.address) process.stdout.write(`${k.address}\n`);
-      else if (args.pubkey) process.stdout.write(`${pubKeyJson(k)}\n`);
-      else if (args.output === "json") process.stdout.write(`${JSON.stringify({ name: k.name, type: k.type, address: k.address, pubkey: pubKeyJson(k) })}\n`);
-      else printKeys([k], "text");
-    }),
-};
-
-const del: CommandModule<KeysArgs, KeysArgs & { name: string; yes: boolean }> = {
-  command: "delete <name>",
-  describe: "Delete a key",
-  builder: (y) => y.positional("name", { type: "string", demandOption: true }).option("yes", { alias: "y", type: "boolean", default: false }) as never,
-  handler: (args) =>
-    withKeyring(args, async (ring, input) => {
-      await ring.get(args.name);
-      if (!args.yes) {
-        if (!process.stdin.isTTY) throw new CliError("refusing to delete without confirmation: pass --yes when stdin is not a terminal");
-        const answer = await input.ask("Key reference will be deleted. Continue? [y/N]: ");
-        if (!/^y(es)?$/i.test(answer.trim())) throw new CliError("aborted");
-      }
-      await ring.delete(args.name);
-      process.stderr.write("Key deleted forever (uh oh!)\n");
-    }),
-};
-
-/** `chaind keys add|list|show|delete`. */
-export const keysCommand: CommandModule<GlobalArgs, KeysArgs> = {
-  command: "keys <command>",
-  describe: "Manage your application's keys",
-  builder: (y) =>
-    y
-      .option("keyring-backend", { type: "string", default: "test", describe: "keyring backend: test or file" })
-      .option("keyring-dir", { type: "string", describe: "folder holding the keyring (defaults to --home)" })
-      .option("output", { alias: "o", type: "string", choices: ["text", "json"], default: "text" })
-      .command(add)
-      .command(list)
-      .command(show)
-      .command(del)
-      .demandCommand(1) as never,
-  handler: () => {},
-};

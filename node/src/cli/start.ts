@@ -15,12 +15,18 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
     command: "start",
     describe: "Run the full node",
     builder: (y) =>
-      y.option("halt-height", { type: "number", describe: "stop after committing this height (overrides app.toml)" }) as never,
+      y.option("halt-height", {
+        type: "number",
+        describe: "stop after committing this height (overrides app.toml)",
+      }) as never,
     handler: async (args) => {
       const logger = loggerFromArgs(args);
       let node: ChainNode;
       try {
-        node = await ChainNode.open({ home: args.home, definition: def, haltHeight: args["halt-height"] }, { logger });
+        node = await ChainNode.open(
+          { home: args.home, definition: def, haltHeight: args["halt-height"] },
+          { logger },
+        );
       } catch (e) {
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }

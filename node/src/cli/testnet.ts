@@ -3,9 +3,9 @@ import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { HomeExistsError, initHome } from "../chain/init-home.js";
-import { parseGoDuration } from "../config/go-duration.js";
-import { writeGenesis } from "../config/genesis.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
+import { writeGenesis } from "../config/genesis.js";
+import { parseGoDuration } from "../config/go-duration.js";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
@@ -27,9 +27,22 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
     builder: (y) =>
       y
         .option("chain-id", { type: "string", default: "testnet-1" })
-        .option("keys", { alias: "validators-keys", type: "number", default: 3, describe: "funded test keys besides the validator's" })
-        .option("block-time", { type: "string", default: "1s", describe: "consensus.timeout_commit, a Go duration" })
-        .option("balance", { type: "string", default: "1000000000000stake", describe: "funds of each test key" })
+        .option("keys", {
+          alias: "validators-keys",
+          type: "number",
+          default: 3,
+          describe: "funded test keys besides the validator's",
+        })
+        .option("block-time", {
+          type: "string",
+          default: "1s",
+          describe: "consensus.timeout_commit, a Go duration",
+        })
+        .option("balance", {
+          type: "string",
+          default: "1000000000000stake",
+          describe: "funds of each test key",
+        })
         .option("overwrite", { type: "boolean", default: false }) as never,
     handler: async (args) => {
       let blockTimeMs: number;
@@ -40,7 +53,8 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
       } catch (e) {
         throw new CliError((e as Error).message);
       }
-      if (!Number.isInteger(args.keys) || args.keys < 0 || args.keys > 100) throw new CliError("--keys must be an integer from 0 to 100");
+      if (!Number.isInteger(args.keys) || args.keys < 0 || args.keys > 100)
+        throw new CliError("--keys must be an integer from 0 to 100");
       let result: ReturnType<typeof initHome>;
       try {
         result = initHome(
@@ -75,7 +89,9 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
         keys.push({ name, address: info.address, mnemonic });
       }
       writeGenesis(result.layout.genesisJson, result.genesis);
-      process.stdout.write(`${JSON.stringify({ home: args.home, chain_id: args["chain-id"], keys }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ home: args.home, chain_id: args["chain-id"], keys }, null, 2)}\n`,
+      );
     },
   };
 }

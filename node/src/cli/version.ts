@@ -20,7 +20,8 @@ export function versionCommand(def: AppDefinition): CommandModule<object, { long
         node_version: process.version,
         runtime: `${process.platform}/${process.arch}`,
       };
-      if (args.output === "json") process.stdout.write(`${JSON.stringify(args.long ? info : { version: def.version })}\n`);
+      if (args.output === "json")
+        process.stdout.write(`${JSON.stringify(args.long ? info : { version: def.version })}\n`);
       else if (args.long) {
         for (const [k, v] of Object.entries(info)) process.stdout.write(`${k}: ${v}\n`);
       } else process.stdout.write(`${def.version}\n`);

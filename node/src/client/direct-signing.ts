@@ -30,11 +30,18 @@ export function secp256k1PubKeyAny(pubKey: Uint8Array): Any {
 export function encodeBody(parts: UnsignedTxParts): Uint8Array {
   return toBinary(
     TxBodySchema,
-    create(TxBodySchema, { messages: parts.messages, memo: parts.memo ?? "", timeoutHeight: parts.timeoutHeight ?? 0n }),
+    create(TxBodySchema, {
+      messages: parts.messages,
+      memo: parts.memo ?? "",
+      timeoutHeight: parts.timeoutHeight ?? 0n,
+    }),
   );
 }
 
-export function encodeAuthInfo(parts: UnsignedTxParts, signers: readonly Pick<DirectSigner, "pubKey" | "sequence">[]): Uint8Array {
+export function encodeAuthInfo(
+  parts: UnsignedTxParts,
+  signers: readonly Pick<DirectSigner, "pubKey" | "sequence">[],
+): Uint8Array {
   return toBinary(
     AuthInfoSchema,
     create(AuthInfoSchema, {
@@ -43,21 +50,36 @@ export function encodeAuthInfo(parts: UnsignedTxParts, signers: readonly Pick<Di
         modeInfo: { sum: { case: "single" as const, value: { mode: SignMode.DIRECT } } },
         sequence: s.sequence,
       })),
-      fee: { amount: parts.fee.amount, gasLimit: parts.fee.gasLimit, payer: parts.fee.payer ?? "", granter: parts.fee.granter ?? "" },
+      fee: {
+        amount: parts.fee.amount,
+        gasLimit: parts.fee.gasLimit,
+        payer: parts.fee.payer ?? "",
+        granter: parts.fee.granter ?? "",
+      },
     }),
   );
 }
 
 /** The bytes SIGN_MODE_DIRECT signs: the encoded SignDoc. */
-export function directSignBytes(bodyBytes: Uint8Array, authInfoBytes: Uint8Array, chainId: string, accountNumber: bigint): Uint8Array {
+export function directSignBytes(
+  bodyBytes: Uint8Array,
+  authInfoBytes: Uint8Array,
+  chainId: string,
+  accountNumber: bigint,
+): Uint8Array {
   return toBinary(SignDocSchema, create(SignDocSchema, { bodyBytes, authInfoBytes, chainId, accountNumber }));
 }
 
 /** Builds and signs a tx with SIGN_MODE_DIRECT; returns the TxRaw bytes to broadcast. */
-export async function signTxDirect(parts: UnsignedTxParts, signers: readonly DirectSigner[], chainId: string): Promise<Uint8Array> {
+export async function signTxDirect(
+  parts: UnsignedTxParts,
+  signers: readonly DirectSigner[],
+  chainId: string,
+): Promise<Uint8Array> {
   const bodyBytes = encodeBody(parts);
   const authInfoBytes = encodeAuthInfo(parts, signers);
   const signatures: Uint8Array[] = [];
-  for (const s of signers) signatures.push(await s.sign(directSignBytes(bodyBytes, authInfoBytes, chainId, s.accountNumber)));
+  for (const s of signers)
+    signatures.push(await s.sign(directSignBytes(bodyBytes, authInfoBytes, chainId, s.accountNumber)));
   return toBinary(TxRawSchema, create(TxRawSchema, { bodyBytes, authInfoBytes, signatures }));
 }

@@ -42,7 +42,12 @@ export function defaultAppConfig(): AppConfig {
       rpcMaxBodyBytes: 1_000_000,
       enabledUnsafeCors: false,
     },
-    grpc: { enable: true, address: "localhost:9090", maxRecvMsgSize: 10 * 1024 * 1024, maxSendMsgSize: 2147483647 },
+    grpc: {
+      enable: true,
+      address: "localhost:9090",
+      maxRecvMsgSize: 10 * 1024 * 1024,
+      maxSendMsgSize: 2147483647,
+    },
     telemetry: { enabled: false, address: "localhost:26660" },
   };
 }

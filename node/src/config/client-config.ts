@@ -11,7 +11,13 @@ export interface ClientConfig {
 }
 
 export function defaultClientConfig(chainId: string): ClientConfig {
-  return { chainId, keyringBackend: "test", output: "text", node: "tcp://localhost:26657", broadcastMode: "sync" };
+  return {
+    chainId,
+    keyringBackend: "test",
+    output: "text",
+    node: "tcp://localhost:26657",
+    broadcastMode: "sync",
+  };
 }
 
 /** A missing client.toml is not an error: commands then use the defaults. */

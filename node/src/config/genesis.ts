@@ -58,7 +58,9 @@ export function readGenesis(path: string): GenesisDoc {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new Error(`cannot read genesis ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(
+      `cannot read genesis ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let doc: unknown;
   try {

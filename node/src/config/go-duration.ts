@@ -1,4 +1,12 @@
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Parses a Go duration ("300ms", "1m30s", "5s") into milliseconds; config files follow CometBFT's format. */
 export function parseGoDuration(text: string): number {

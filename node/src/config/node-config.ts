@@ -12,7 +12,12 @@ export interface NodeConfig {
 export function defaultNodeConfig(moniker: string): NodeConfig {
   return {
     moniker,
-    rpc: { laddr: "tcp://127.0.0.1:26657", maxBodyBytes: 1_000_000, readTimeoutMs: 10_000, timeoutBroadcastTxCommitMs: 10_000 },
+    rpc: {
+      laddr: "tcp://127.0.0.1:26657",
+      maxBodyBytes: 1_000_000,
+      readTimeoutMs: 10_000,
+      timeoutBroadcastTxCommitMs: 10_000,
+    },
     consensus: { timeoutCommitMs: 5000, createEmptyBlocks: true, maxBlockTxs: 5000 },
     mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
   };
@@ -36,7 +41,12 @@ export function readNodeConfig(path: string): NodeConfig {
       laddr: r.string("rpc.laddr", d.rpc.laddr),
       maxBodyBytes: r.int("rpc.max_body_bytes", d.rpc.maxBodyBytes, 1),
       readTimeoutMs: duration(r, "rpc.read_timeout", d.rpc.readTimeoutMs, path),
-      timeoutBroadcastTxCommitMs: duration(r, "rpc.timeout_broadcast_tx_commit", d.rpc.timeoutBroadcastTxCommitMs, path),
+      timeoutBroadcastTxCommitMs: duration(
+        r,
+        "rpc.timeout_broadcast_tx_commit",
+        d.rpc.timeoutBroadcastTxCommitMs,
+        path,
+      ),
     },
     consensus: {
       timeoutCommitMs: duration(r, "consensus.timeout_commit", d.consensus.timeoutCommitMs, path),

@@ -1,8 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
+import { ed25519Address, ed25519KeyFromSeed, generateEd25519Key, signEd25519 } from "../crypto/ed25519.js";
 
 /** CometBFT's priv_validator_key.json: an ed25519 key in Amino-JSON wrapping. */
 interface PrivValidatorKeyFile {
@@ -12,17 +10,13 @@ interface PrivValidatorKeyFile {
 }
 
 function signerFromSeed(seed: Uint8Array): ValidatorSigner {
-  const pubKey = ed25519.getPublicKey(seed);
-  return {
-    pubKey,
-    address: sha256(pubKey).slice(0, 20),
-    sign: (bytes) => ed25519.sign(bytes, seed),
-  };
+  const { pubKey } = ed25519KeyFromSeed(seed);
+  return { pubKey, address: ed25519Address(pubKey), sign: (bytes) => signEd25519(seed, bytes) };
 }
 
 /** Creates a new validator key file (mode 0600). */
 export function writeNewPrivValidatorKey(path: string): ValidatorSigner {
-  const seed = new Uint8Array(randomBytes(32));
+  const { seed } = generateEd25519Key();
   const signer = signerFromSeed(seed);
   const priv = new Uint8Array(64);
   priv.set(seed);

@@ -56,8 +56,10 @@ export class TomlReader {
   int(key: string, def: number, min = 0): number {
     const v = this.raw(key);
     if (v === undefined) return def;
-    const n = typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : typeof v === "bigint" ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min) this.fail(key, `an integer >= ${min}`, v);
+    const n =
+      typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : typeof v === "bigint" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min)
+      this.fail(key, `an integer >= ${min}`, v);
     return n;
   }
 }

@@ -17,8 +17,8 @@ import {
 import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
 import type { Logger } from "../logging/logger.js";
 import type { BlockStore } from "./block-store.js";
-import { merkleRoot } from "./merkle.js";
 import type { Mempool } from "./mempool.js";
+import { merkleRoot } from "./merkle.js";
 import type { ValidatorSigner } from "./validator-signer.js";
 
 export interface BlockProducerOptions {
@@ -42,7 +42,10 @@ export interface CommittedBlock {
 }
 
 /** Why the producer stopped making blocks. */
-export type StopReason = { kind: "requested" } | { kind: "halt"; reason: string } | { kind: "error"; error: Error };
+export type StopReason =
+  | { kind: "requested" }
+  | { kind: "halt"; reason: string }
+  | { kind: "error"; error: Error };
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 
@@ -65,7 +68,13 @@ export class BlockProducer {
 
   constructor(
     private readonly opts: BlockProducerOptions,
-    private readonly deps: { app: App; blocks: BlockStore; mempool: Mempool; signer: ValidatorSigner; logger: Logger },
+    private readonly deps: {
+      app: App;
+      blocks: BlockStore;
+      mempool: Mempool;
+      signer: ValidatorSigner;
+      logger: Logger;
+    },
   ) {}
 
   onCommit(fn: (b: CommittedBlock) => void): () => void {
@@ -128,14 +137,17 @@ export class BlockProducer {
     const { app, blocks, mempool, signer } = this.deps;
     const height = blocks.height + 1;
     const prev = height > 1 ? await blocks.meta(height - 1) : undefined;
-    const prevTime = prev?.header?.time ? Number(prev.header.time.seconds) * 1000 + Math.floor(prev.header.time.nanos / 1e6) : 0;
+    const prevTime = prev?.header?.time
+      ? Number(prev.header.time.seconds) * 1000 + Math.floor(prev.header.time.nanos / 1e6)
+      : 0;
     const time = new Date(Math.max(Date.now(), prevTime + 1));
     const txs = mempool.reap(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const prevAppHash = app.info().lastBlockAppHash;
 
     const result = await app.finalizeBlock({ height, time, txs, proposerAddress: signer.address });
 
-    const lastBlockId = prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
+    const lastBlockId =
+      prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
     const prevResults = height > 1 ? await blocks.results(height - 1) : undefined;
     const lastCommit = create(CommitSchema, {
       height: BigInt(height - 1),
@@ -170,20 +182,41 @@ export class BlockProducer {
       evidenceHash: merkleRoot([]),
       proposerAddress: signer.address,
     });
-    const block = create(BlockSchema, { header, data: create(DataSchema, { txs }), evidence: create(EvidenceListSchema), lastCommit });
+    const block = create(BlockSchema, {
+      header,
+      data: create(DataSchema, { txs }),
+      evidence: create(EvidenceListSchema),
+      lastCommit,
+    });
     const blockBytes = toBinary(BlockSchema, block);
     const hash = sha256(toBinary(HeaderSchema, header));
     const blockId = create(BlockIDSchema, {
       hash,
       partSetHeader: create(PartSetHeaderSchema, { total: 1, hash: sha256(blockBytes) }),
     });
-    const meta = create(BlockMetaSchema, { blockId, blockSize: BigInt(blockBytes.length), header, numTxs: BigInt(txs.length) });
+    const meta = create(BlockMetaSchema, {
+      blockId,
+      blockSize: BigInt(blockBytes.length),
+      header,
+      numTxs: BigInt(txs.length),
+    });
     const txHashes = txs.map((t) => sha256(t));
-    const ops = blocks.ops(block, meta, { height, txResults: result.txResults, events: result.events }, txHashes);
+    const ops = blocks.ops(
+      block,
+      meta,
+      { height, txResults: result.txResults, events: result.events },
+      txHashes,
+    );
     const { appHash } = await app.commit(ops);
     await mempool.update(txs);
     const ms = Math.round(performance.now() - started);
-    this.deps.logger.info("committed block", { height, txs: txs.length, app_hash: hex(appHash), block_hash: hex(hash), ms });
+    this.deps.logger.info("committed block", {
+      height,
+      txs: txs.length,
+      app_hash: hex(appHash),
+      block_hash: hex(hash),
+      ms,
+    });
     return { height, block, hash, txResults: result.txResults, appHash, ms };
   }
 }

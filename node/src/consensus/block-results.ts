@@ -31,7 +31,11 @@ export function encodeBlockResults(r: BlockResults): Uint8Array {
 }
 
 export function decodeBlockResults(bytes: Uint8Array): BlockResults {
-  const s = JSON.parse(new TextDecoder().decode(bytes)) as { height: number; events: AbciEvent[]; txResults: StoredTxResult[] };
+  const s = JSON.parse(new TextDecoder().decode(bytes)) as {
+    height: number;
+    events: AbciEvent[];
+    txResults: StoredTxResult[];
+  };
   return {
     height: s.height,
     events: s.events,

@@ -1,8 +1,8 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Block, BlockSchema } from "../gen/tendermint/types/block_pb.js";
 import { type BlockMeta, BlockMetaSchema } from "../gen/tendermint/types/types_pb.js";
-import type { BatchOp, StateStore } from "../store/state-store.js";
 import { BLOCK_STORE_KEYSPACES } from "../store/keyspaces.js";
+import type { BatchOp, StateStore } from "../store/state-store.js";
 import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";
 
 /** Where a committed tx lives. */

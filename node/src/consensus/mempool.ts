@@ -37,13 +37,22 @@ export class Mempool {
   async add(tx: Uint8Array): Promise<TxResult> {
     const reject = (e: ChainError) => errorResult(e, 0n, 0n);
     if (tx.length > this.opts.maxTxBytes) {
-      return reject(ChainError.wrap(SdkErrors.TxTooLarge, `tx too large. Max size is ${this.opts.maxTxBytes}, but got ${tx.length}`));
+      return reject(
+        ChainError.wrap(
+          SdkErrors.TxTooLarge,
+          `tx too large. Max size is ${this.opts.maxTxBytes}, but got ${tx.length}`,
+        ),
+      );
     }
     const key = Buffer.from(sha256(tx)).toString("hex");
-    if (this.keys.has(key)) return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
+    if (this.keys.has(key))
+      return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
     if (this.entries.length >= this.opts.size || this.totalBytes + tx.length > this.opts.maxTxsBytes) {
       return reject(
-        ChainError.wrap(SdkErrors.MempoolIsFull, `mempool is full: number of txs ${this.entries.length} (max: ${this.opts.size})`),
+        ChainError.wrap(
+          SdkErrors.MempoolIsFull,
+          `mempool is full: number of txs ${this.entries.length} (max: ${this.opts.size})`,
+        ),
       );
     }
     const result = await this.deps.app.checkTx(tx);

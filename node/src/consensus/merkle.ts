@@ -16,5 +16,7 @@ export function merkleRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 1) return sha256(concat(new Uint8Array([0]), items[0]));
   let split = 1;
   while (split * 2 < items.length) split *= 2;
-  return sha256(concat(new Uint8Array([1]), merkleRoot(items.slice(0, split)), merkleRoot(items.slice(split))));
+  return sha256(
+    concat(new Uint8Array([1]), merkleRoot(items.slice(0, split)), merkleRoot(items.slice(split))),
+  );
 }

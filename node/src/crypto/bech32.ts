@@ -14,7 +14,9 @@ export function encodeBech32(prefix: string, bytes: Uint8Array): string {
 export function decodeBech32(text: string, expectedPrefix?: string): Uint8Array {
   if (typeof text !== "string" || text.length === 0) throw new Error("decoding bech32 failed: empty string");
   if (text.length < 8 || text.length > MAX_LENGTH) {
-    throw new Error(`decoding bech32 failed: invalid length ${text.length}, expected 8..${MAX_LENGTH} characters`);
+    throw new Error(
+      `decoding bech32 failed: invalid length ${text.length}, expected 8..${MAX_LENGTH} characters`,
+    );
   }
   let decoded: { prefix: string; words: number[] };
   try {

@@ -1,26 +1,46 @@
 import { HDKey } from "@scure/bip32";
-import { generateMnemonic, mnemonicToSeed, validateMnemonic } from "@scure/bip39";
+import * as bip39 from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 
-/** A new 24-word BIP39 mnemonic. */
-export function newMnemonic(): string {
-  return generateMnemonic(wordlist, 256);
+/** Cosmos's coin type in BIP-44 paths. */
+export const COSMOS_COIN_TYPE = 118;
+
+export interface DeriveOptions {
+  account?: number;
+  index?: number;
+  /** The optional BIP-39 passphrase (the "25th word"), not the keyring's. */
+  bip39Passphrase?: string;
 }
 
-/** Normalises whitespace and checks words and checksum. */
-export function checkMnemonic(mnemonic: string): string {
-  const m = mnemonic.trim().split(/\s+/).join(" ");
-  if (!validateMnemonic(m, wordlist)) throw new Error("invalid mnemonic");
-  return m;
+/** A fresh 24-word English mnemonic (256 bits of entropy), as `keys add` makes. */
+export function generateMnemonic(): string {
+  return bip39.generateMnemonic(wordlist, 256);
 }
 
-/** The secp256k1 private key at m/44'/118'/{account}'/0/{index}, Cosmos' HD path. */
-export async function privKeyFromMnemonic(
-  mnemonic: string,
-  opts: { account?: number; index?: number; bip39Passphrase?: string } = {},
-): Promise<Uint8Array> {
-  const seed = await mnemonicToSeed(checkMnemonic(mnemonic), opts.bip39Passphrase ?? "");
-  const key = HDKey.fromMasterSeed(seed).derive(`m/44'/118'/${opts.account ?? 0}'/0/${opts.index ?? 0}`);
+/** The mnemonic with whitespace normalised; throws "invalid mnemonic" when words or checksum are wrong. */
+export function normalizeMnemonic(mnemonic: string): string {
+  const normalized = String(mnemonic).trim().split(/\s+/).join(" ");
+  if (!bip39.validateMnemonic(normalized, wordlist)) throw new Error("invalid mnemonic");
+  return normalized;
+}
+
+/** m/44'/118'/{account}'/0/{index}; throws for a number that is not a non-hardened BIP-32 index. */
+export function cosmosHdPath(account = 0, index = 0): string {
+  for (const [what, n] of [
+    ["account", account],
+    ["index", index],
+  ] as const) {
+    if (!Number.isInteger(n) || n < 0 || n >= 2 ** 31)
+      throw new Error(`invalid HD ${what} ${n}: must be 0..2147483647`);
+  }
+  return `m/44'/${COSMOS_COIN_TYPE}'/${account}'/0/${index}`;
+}
+
+/** The secp256k1 private key at m/44'/118'/{account}'/0/{index} of a mnemonic. */
+export function deriveSecp256k1Key(mnemonic: string, opts: DeriveOptions = {}): Uint8Array {
+  const path = cosmosHdPath(opts.account, opts.index);
+  const seed = bip39.mnemonicToSeedSync(normalizeMnemonic(mnemonic), opts.bip39Passphrase ?? "");
+  const key = HDKey.fromMasterSeed(seed).derive(path);
   if (!key.privateKey) throw new Error("HD derivation produced no private key");
   return key.privateKey;
 }

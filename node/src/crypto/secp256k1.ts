@@ -13,12 +13,20 @@ export function signSecp256k1(priv: Uint8Array, signBytes: Uint8Array): Uint8Arr
 
 /** Verifies a 64-byte r||s signature over sha256(signBytes); high-S and malformed input are false, never a throw. */
 export function verifySecp256k1(pubKey33: Uint8Array, signBytes: Uint8Array, sig: Uint8Array): boolean {
-  if (!(sig instanceof Uint8Array) || !(pubKey33 instanceof Uint8Array) || !(signBytes instanceof Uint8Array)) {
+  if (
+    !(sig instanceof Uint8Array) ||
+    !(pubKey33 instanceof Uint8Array) ||
+    !(signBytes instanceof Uint8Array)
+  ) {
     return false;
   }
   if (sig.length !== 64 || pubKey33.length !== 33) return false;
   try {
-    return secp256k1.verify(sig, sha256(signBytes), pubKey33, { prehash: false, lowS: true, format: "compact" });
+    return secp256k1.verify(sig, sha256(signBytes), pubKey33, {
+      prehash: false,
+      lowS: true,
+      format: "compact",
+    });
   } catch {
     return false;
   }

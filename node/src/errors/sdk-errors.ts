@@ -1,7 +1,12 @@
 import type { ErrorDef } from "./chain-error.js";
 import { GrpcCode } from "./grpc-code.js";
 
-const def = (code: number, desc: string, grpc: GrpcCode): ErrorDef => ({ codespace: "sdk", code, desc, grpc });
+const def = (code: number, desc: string, grpc: GrpcCode): ErrorDef => ({
+  codespace: "sdk",
+  code,
+  desc,
+  grpc,
+});
 
 /** The root codespace errors, with Cosmos SDK's codes and descriptions (types/errors). */
 export const SdkErrors = {

@@ -1,5 +1,5 @@
 import winston from "winston";
-import type { LogFormat, LogLevel, Logger } from "./logger.js";
+import type { LogFormat, Logger, LogLevel } from "./logger.js";
 
 export interface WinstonLoggerOpts {
   level: LogLevel;
@@ -31,9 +31,13 @@ function plainValue(v: unknown): string {
 export function parseLogLevel(spec: string): { level: LogLevel; moduleLevels: Record<string, LogLevel> } {
   let level: LogLevel = "info";
   const moduleLevels: Record<string, LogLevel> = {};
-  for (const part of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [mod, lvl] = part.includes(":") ? part.split(":", 2) : ["*", part];
-    if (!(lvl in ORDER)) throw new Error(`invalid log level "${lvl}": expected one of error, warn, info, debug`);
+    if (!(lvl in ORDER))
+      throw new Error(`invalid log level "${lvl}": expected one of error, warn, info, debug`);
     if (mod === "*") level = lvl as LogLevel;
     else moduleLevels[mod] = lvl as LogLevel;
   }
@@ -48,7 +52,9 @@ export function createWinstonLogger(opts: WinstonLoggerOpts): Logger {
       : winston.format.printf((info) => {
           const { level, message, module, timestamp: _t, ...rest } = info as Record<string, unknown>;
           const time =
-            timeFormat === "none" ? "" : `${timeFormat === "kitchen" ? kitchenTime(new Date()) : new Date().toISOString()} `;
+            timeFormat === "none"
+              ? ""
+              : `${timeFormat === "kitchen" ? kitchenTime(new Date()) : new Date().toISOString()} `;
           const lvl = String(level).toUpperCase().slice(0, 3).padEnd(3);
           const mod = module ? ` module=${module}` : "";
           const kv = Object.entries(rest)

@@ -9,7 +9,11 @@ interface Pending {
 const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
 
 function inRange(key: Uint8Array, o: IterateOptions): boolean {
-  if (o.prefix && (key.length < o.prefix.length || Buffer.compare(key.subarray(0, o.prefix.length), o.prefix) !== 0)) return false;
+  if (
+    o.prefix &&
+    (key.length < o.prefix.length || Buffer.compare(key.subarray(0, o.prefix.length), o.prefix) !== 0)
+  )
+    return false;
   if (o.start && Buffer.compare(key, o.start) < 0) return false;
   if (o.end && Buffer.compare(key, o.end) >= 0) return false;
   return true;

@@ -7,7 +7,7 @@ import { KEYSPACE } from "./keyspaces.js";
  */
 const TERM = [0x00, 0x00];
 
-export function escape(bytes: Uint8Array): number[] {
+export function escapeBytes(bytes: Uint8Array): number[] {
   const out: number[] = [];
   for (const b of bytes) {
     out.push(b);
@@ -47,7 +47,7 @@ export function readHeight(buf: Uint8Array, pos: number): number {
 }
 
 function storePart(store: string): number[] {
-  return [...escape(text.encode(store)), ...TERM];
+  return [...escapeBytes(text.encode(store)), ...TERM];
 }
 
 export function latestKey(store: string, key: Uint8Array): Uint8Array {
@@ -60,16 +60,22 @@ export function latestStorePrefix(store: string): Uint8Array {
 
 /** Prefix of every version of keys starting with `keyPrefix` (unterminated, so longer keys match). */
 export function versionsPrefix(store: string, keyPrefix: Uint8Array): Uint8Array {
-  return Uint8Array.from([KEYSPACE.versions, ...storePart(store), ...escape(keyPrefix)]);
+  return Uint8Array.from([KEYSPACE.versions, ...storePart(store), ...escapeBytes(keyPrefix)]);
 }
 
 /** Prefix of every version of exactly `key`. */
 export function versionsOfKey(store: string, key: Uint8Array): Uint8Array {
-  return Uint8Array.from([KEYSPACE.versions, ...storePart(store), ...escape(key), ...TERM]);
+  return Uint8Array.from([KEYSPACE.versions, ...storePart(store), ...escapeBytes(key), ...TERM]);
 }
 
 export function versionKey(store: string, key: Uint8Array, height: number): Uint8Array {
-  return Uint8Array.from([KEYSPACE.versions, ...storePart(store), ...escape(key), ...TERM, ...heightBytes(height)]);
+  return Uint8Array.from([
+    KEYSPACE.versions,
+    ...storePart(store),
+    ...escapeBytes(key),
+    ...TERM,
+    ...heightBytes(height),
+  ]);
 }
 
 /** Splits a versions-keyspace key into its user key (escaped form, for grouping) and height. */
@@ -90,7 +96,10 @@ export function parseChangeKey(full: Uint8Array): { height: number; store: strin
 }
 
 export function changesUpTo(height: number): { gte: Uint8Array; lt: Uint8Array } {
-  return { gte: Uint8Array.from([KEYSPACE.changes]), lt: Uint8Array.from([KEYSPACE.changes, ...heightBytes(height + 1)]) };
+  return {
+    gte: Uint8Array.from([KEYSPACE.changes]),
+    lt: Uint8Array.from([KEYSPACE.changes, ...heightBytes(height + 1)]),
+  };
 }
 
 /** The smallest key greater than every key starting with `prefix`, or undefined when none exists. */

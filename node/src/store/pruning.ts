@@ -31,11 +31,14 @@ export function pruningFromAppConfig(c: {
       };
       const keepRecent = num("pruning-keep-recent");
       const interval = num("pruning-interval");
-      if (interval === 0) throw new Error("app.toml: pruning-interval must not be 0 with pruning = \"custom\"");
-      if (keepRecent < 2) throw new Error("app.toml: pruning-keep-recent must be at least 2 with pruning = \"custom\"");
+      if (interval === 0) throw new Error('app.toml: pruning-interval must not be 0 with pruning = "custom"');
+      if (keepRecent < 2)
+        throw new Error('app.toml: pruning-keep-recent must be at least 2 with pruning = "custom"');
       return { strategy: "custom", keepRecent, interval };
     }
     default:
-      throw new Error(`app.toml: unknown pruning strategy ${JSON.stringify(c.pruning)}: expected default, nothing, everything or custom`);
+      throw new Error(
+        `app.toml: unknown pruning strategy ${JSON.stringify(c.pruning)}: expected default, nothing, everything or custom`,
+      );
   }
 }

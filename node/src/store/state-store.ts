@@ -71,9 +71,15 @@ export class StateStore {
     this.meta = meta;
   }
 
-  static async open(opts: { dir: string; pruning: PruningOptions }, deps: { logger: Logger }): Promise<StateStore> {
+  static async open(
+    opts: { dir: string; pruning: PruningOptions },
+    deps: { logger: Logger },
+  ): Promise<StateStore> {
     mkdirSync(opts.dir, { recursive: true });
-    const db: Db = new Level<Uint8Array, Uint8Array>(opts.dir, { keyEncoding: "view", valueEncoding: "view" });
+    const db: Db = new Level<Uint8Array, Uint8Array>(opts.dir, {
+      keyEncoding: "view",
+      valueEncoding: "view",
+    });
     try {
       await db.open();
     } catch (e) {
@@ -142,10 +148,16 @@ export class StateStore {
   }
 
   /** Keys of a store in order, at the latest height or at a retained one. */
-  async *iterate(store: string, opts: IterateOptions & { height?: number } = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+  async *iterate(
+    store: string,
+    opts: IterateOptions & { height?: number } = {},
+  ): AsyncIterable<[Uint8Array, Uint8Array]> {
     if (opts.height === undefined) {
       const base = latestStorePrefix(store);
-      for await (const [k, v] of this.db.iterator({ ...bounds(base, opts), reverse: opts.reverse ?? false })) {
+      for await (const [k, v] of this.db.iterator({
+        ...bounds(base, opts),
+        reverse: opts.reverse ?? false,
+      })) {
         yield [new Uint8Array(k.subarray(base.length)), new Uint8Array(v)];
       }
       return;
@@ -160,7 +172,9 @@ export class StateStore {
     let best: Uint8Array | undefined;
     let bestSet = false;
     const flush = (): [Uint8Array, Uint8Array] | undefined =>
-      currentKey && bestSet && best && best[0] === VALUE ? [currentKey, new Uint8Array(best.subarray(1))] : undefined;
+      currentKey && bestSet && best && best[0] === VALUE
+        ? [currentKey, new Uint8Array(best.subarray(1))]
+        : undefined;
     for await (const [k, v] of this.db.iterator({ ...range, reverse: opts.reverse ?? false })) {
       const parsed = parseVersionKey(store, k);
       if (!currentKey || Buffer.compare(parsed.key, currentKey) !== 0) {
@@ -211,7 +225,11 @@ export class StateStore {
       if (op.type === "put") batch.put(op.key, op.value);
       else batch.del(op.key);
     }
-    const meta: CommitMeta = { height, appHash: Buffer.from(appHash).toString("hex"), earliest: this.meta.earliest };
+    const meta: CommitMeta = {
+      height,
+      appHash: Buffer.from(appHash).toString("hex"),
+      earliest: this.meta.earliest,
+    };
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
     await batch.write();
     this.meta = meta;
@@ -233,10 +251,16 @@ export class StateStore {
     this.meta = meta;
     const batch = this.db.batch();
     let removed = 0;
-    for await (const [k] of this.db.iterator({ ...changesUpTo(newEarliest), values: false } as never) as AsyncIterable<[Uint8Array, Uint8Array]>) {
+    for await (const [k] of this.db.iterator({
+      ...changesUpTo(newEarliest),
+      values: false,
+    } as never) as AsyncIterable<[Uint8Array, Uint8Array]>) {
       const { height: changedAt, store, key } = parseChangeKey(k);
       batch.del(k);
-      for await (const [vk, vv] of this.db.iterator({ gte: versionsOfKey(store, key), lte: versionKey(store, key, changedAt) })) {
+      for await (const [vk, vv] of this.db.iterator({
+        gte: versionsOfKey(store, key),
+        lte: versionKey(store, key, changedAt),
+      })) {
         const h = parseVersionKey(store, vk).height;
         // The version at changedAt stays unless it is a deletion: no later read needs a tombstone with nothing below it.
         if (h < changedAt || (h === changedAt && vv[0] === TOMBSTONE)) {
@@ -247,7 +271,11 @@ export class StateStore {
     }
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
     await batch.write();
-    this.logger.debug("pruned state", { earliest: newEarliest, removed, ms: Math.round(performance.now() - started) });
+    this.logger.debug("pruned state", {
+      earliest: newEarliest,
+      removed,
+      ms: Math.round(performance.now() - started),
+    });
   }
 
   async close(): Promise<void> {

@@ -34,24 +34,49 @@ describe("home commands", () => {
 
   it("keys and add-genesis-account build a funded genesis that validates", async () => {
     await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
-    const mnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-    const add = await chaind(["keys", "add", "alice", "--recover", "--home", home, "--keyring-backend", "test"], { input: `${mnemonic}\n` });
+    const mnemonic =
+      "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+    const add = await chaind(
+      ["keys", "add", "alice", "--recover", "--home", home, "--keyring-backend", "test"],
+      { input: `${mnemonic}\n` },
+    );
     expect(add.exitCode, add.stderr).toBe(0);
     const show = await chaind(["keys", "show", "alice", "-a", "--home", home, "--keyring-backend", "test"]);
     // The well-known Cosmos address of this mnemonic, re-encoded with our prefix.
-    const cosmosBytes = bech32.fromWords(bech32.decode("cosmos19rl4cm2hmr8afy4kldpxz3fka4jguq0auqdal4").words);
+    const cosmosBytes = bech32.fromWords(
+      bech32.decode("cosmos19rl4cm2hmr8afy4kldpxz3fka4jguq0auqdal4").words,
+    );
     expect(show.stdout.trim()).toBe(bech32.encode("sdk", bech32.toWords(cosmosBytes)));
-    const fund = await chaind(["genesis", "add-genesis-account", "alice", "1000stake", "--home", home, "--keyring-backend", "test"]);
+    const fund = await chaind([
+      "genesis",
+      "add-genesis-account",
+      "alice",
+      "1000stake",
+      "--home",
+      home,
+      "--keyring-backend",
+      "test",
+    ]);
     expect(fund.exitCode, fund.stderr).toBe(0);
     const genesis = JSON.parse(readFileSync(join(home, "config/genesis.json"), "utf8"));
-    expect(genesis.app_state.bank.balances).toEqual([{ address: show.stdout.trim(), coins: [{ denom: "stake", amount: "1000" }] }]);
+    expect(genesis.app_state.bank.balances).toEqual([
+      { address: show.stdout.trim(), coins: [{ denom: "stake", amount: "1000" }] },
+    ]);
     const valid = await chaind(["genesis", "validate", "--home", home]);
     expect(valid.exitCode, valid.stderr).toBe(0);
 
     const twice = await chaind(["genesis", "add-genesis-account", "alice", "1stake", "--home", home]);
     expect(twice.exitCode).toBe(1);
     expect(twice.stderr).toMatch(/existing address/);
-    const badCoins = await chaind(["genesis", "add-genesis-account", show.stdout.trim(), "12", "--home", home, "--append"]);
+    const badCoins = await chaind([
+      "genesis",
+      "add-genesis-account",
+      show.stdout.trim(),
+      "12",
+      "--home",
+      home,
+      "--append",
+    ]);
     expect(badCoins.exitCode).toBe(1);
     expect(badCoins.stderr).toMatch(/failed to parse coins/);
   });

@@ -1,5 +1,5 @@
-import { type ResultPromise, execa } from "execa";
 import { join } from "node:path";
+import { execa, type ResultPromise } from "execa";
 
 export const CHAIND_BIN = join(import.meta.dirname, "../../../bin/chaind.js");
 
@@ -15,7 +15,11 @@ export class NodeProcess {
   private waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
 
   constructor(home: string, extra: string[] = []) {
-    this.proc = execa("node", [CHAIND_BIN, "start", "--home", home, ...extra], { reject: false, all: true, buffer: false });
+    this.proc = execa("node", [CHAIND_BIN, "start", "--home", home, ...extra], {
+      reject: false,
+      all: true,
+      buffer: false,
+    });
     this.proc.all!.setEncoding("utf8");
     let rest = "";
     this.proc.all!.on("data", (chunk: string) => {
@@ -42,8 +46,18 @@ export class NodeProcess {
       if (m) return Promise.resolve(m);
     }
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-5).join("\n")}`)), timeoutMs);
-      this.waiters.push({ re, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      const t = setTimeout(
+        () =>
+          reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-5).join("\n")}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        re,
+        resolve: (m) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      });
     });
   }
 

@@ -8,12 +8,12 @@ import { Coins } from "../../../node/src/app/coins.js";
 import { type AppDefinition, standardAppDefinition } from "../../../node/src/chain/app-definition.js";
 import { addGenesisAccount } from "../../../node/src/chain/genesis-accounts.js";
 import { initHome } from "../../../node/src/chain/init-home.js";
+import type { DirectSigner } from "../../../node/src/client/direct-signing.js";
 import type { AppConfig } from "../../../node/src/config/app-config.js";
 import { writeGenesis } from "../../../node/src/config/genesis.js";
 import type { NodeConfig } from "../../../node/src/config/node-config.js";
 import { addressFromPubKey } from "../../../node/src/crypto/address.js";
 import { signSecp256k1 } from "../../../node/src/crypto/secp256k1.js";
-import type { DirectSigner } from "../../../node/src/client/direct-signing.js";
 
 /** A test account with a real secp256k1 key. */
 export interface TestAccount {
@@ -31,20 +31,27 @@ export function testAccount(seed: string, prefix = "sdk"): TestAccount {
     address,
     priv,
     pub,
-    signer: (accountNumber, sequence) => ({ pubKey: pub, accountNumber, sequence, sign: (b) => signSecp256k1(priv, b) }),
+    signer: (accountNumber, sequence) => ({
+      pubKey: pub,
+      accountNumber,
+      sequence,
+      sign: (b) => signSecp256k1(priv, b),
+    }),
   };
 }
 
 export const TEST_DEFINITION: AppDefinition = standardAppDefinition("chaind", "0.0.0-test");
 
 /** A fresh home in a temp folder with funded accounts; `cleanup` removes it. */
-export function makeTestHome(opts: {
-  chainId?: string;
-  accounts?: { account: TestAccount; coins: string }[];
-  tuneApp?: (c: AppConfig) => void;
-  tuneNode?: (c: NodeConfig) => void;
-  definition?: AppDefinition;
-} = {}): { home: string; chainId: string; cleanup: () => void } {
+export function makeTestHome(
+  opts: {
+    chainId?: string;
+    accounts?: { account: TestAccount; coins: string }[];
+    tuneApp?: (c: AppConfig) => void;
+    tuneNode?: (c: NodeConfig) => void;
+    definition?: AppDefinition;
+  } = {},
+): { home: string; chainId: string; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), "chaind-test-"));
   const chainId = opts.chainId ?? "test-chain";
   const { layout, genesis } = initHome(
@@ -62,7 +69,8 @@ export function makeTestHome(opts: {
     },
     opts.definition ?? TEST_DEFINITION,
   );
-  for (const a of opts.accounts ?? []) addGenesisAccount(genesis, a.account.address, Coins.parse(a.coins), false);
+  for (const a of opts.accounts ?? [])
+    addGenesisAccount(genesis, a.account.address, Coins.parse(a.coins), false);
   writeGenesis(layout.genesisJson, genesis);
   return { home, chainId, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }

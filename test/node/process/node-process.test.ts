@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BlockStore } from "../../../node/src/consensus/block-store.js";
-import { StateStore } from "../../../node/src/store/state-store.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
+import { StateStore } from "../../../node/src/store/state-store.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind as a process", () => {
@@ -56,11 +56,18 @@ describe("chaind as a process", () => {
       node.proc.kill("SIGKILL");
       await node.proc;
       for (const [h, hash] of node.committed()) {
-        if (logged.has(h)) expect(hash, `height ${h} committed twice with different hashes`).toBe(logged.get(h));
+        if (logged.has(h))
+          expect(hash, `height ${h} committed twice with different hashes`).toBe(logged.get(h));
         logged.set(h, hash);
       }
     }
-    const store = await StateStore.open({ dir: join(home, "data", "application.db"), pruning: { strategy: "nothing", keepRecent: 0, interval: 0 } }, { logger: silentLogger });
+    const store = await StateStore.open(
+      {
+        dir: join(home, "data", "application.db"),
+        pruning: { strategy: "nothing", keepRecent: 0, interval: 0 },
+      },
+      { logger: silentLogger },
+    );
     try {
       const blocks = new BlockStore(store);
       const top = store.latestHeight;
@@ -72,7 +79,8 @@ describe("chaind as a process", () => {
         // A block's header carries the app hash of the block before it: the chain of hashes is unbroken.
         if (prevHash) expect(Buffer.from(meta!.header!.appHash).toString("hex").toUpperCase()).toBe(prevHash);
       }
-      if (logged.has(top)) expect(Buffer.from(store.latestAppHash).toString("hex").toUpperCase()).toBe(logged.get(top));
+      if (logged.has(top))
+        expect(Buffer.from(store.latestAppHash).toString("hex").toUpperCase()).toBe(logged.get(top));
     } finally {
       await store.close();
     }

@@ -24,7 +24,8 @@ async function collect(it: AsyncIterable<[Uint8Array, Uint8Array]>): Promise<[st
 describe("StateStore", () => {
   let dir: string;
   let store: StateStore;
-  const open = (pruning: PruningOptions = NOTHING) => StateStore.open({ dir, pruning }, { logger: silentLogger });
+  const open = (pruning: PruningOptions = NOTHING) =>
+    StateStore.open({ dir, pruning }, { logger: silentLogger });
 
   /** Commits the next height with the given writes (null deletes). */
   async function commitWrites(writes: [string, string | Uint8Array, string | null][]): Promise<void> {
@@ -43,7 +44,10 @@ describe("StateStore", () => {
   });
 
   it("reads latest values and old values at their heights", async () => {
-    await commitWrites([["bank", "a", "1"], ["acc", "a", "other store"]]);
+    await commitWrites([
+      ["bank", "a", "1"],
+      ["acc", "a", "other store"],
+    ]);
     await commitWrites([["bank", "a", "2"]]);
     await commitWrites([["bank", "a", null]]);
     await commitWrites([["bank", "b", "x"]]);
@@ -58,7 +62,8 @@ describe("StateStore", () => {
   it("iterates prefixes at a height, with 0x00 bytes and keys that prefix each other", async () => {
     const k = (...bytes: number[]) => Uint8Array.from(bytes);
     const cs = new ChangeSet();
-    for (const key of [k(1), k(1, 0), k(1, 0, 0), k(1, 0xff), k(1, 0, 5), k(2)]) cs.set("s", key, b(Buffer.from(key).toString("hex")));
+    for (const key of [k(1), k(1, 0), k(1, 0, 0), k(1, 0xff), k(1, 0, 5), k(2)])
+      cs.set("s", key, b(Buffer.from(key).toString("hex")));
     await store.commit(1, cs);
     const later = new ChangeSet();
     later.set("s", k(1, 0), null);
@@ -78,7 +83,11 @@ describe("StateStore", () => {
 
   it("refuses future, zero and pruned heights with typed errors", async () => {
     await commitWrites([["s", "a", "1"]]);
-    for (const [h, code] of [[5, "FUTURE_HEIGHT"], [0, "INVALID_HEIGHT"], [-1, "INVALID_HEIGHT"]] as const) {
+    for (const [h, code] of [
+      [5, "FUTURE_HEIGHT"],
+      [0, "INVALID_HEIGHT"],
+      [-1, "INVALID_HEIGHT"],
+    ] as const) {
       const e = await store.get("s", b("a"), h).catch((x) => x);
       expect(e).toBeInstanceOf(StoreHeightError);
       expect(e.code).toBe(code);
@@ -88,8 +97,15 @@ describe("StateStore", () => {
   it("prunes what no retained height needs and nothing else", async () => {
     await store.close();
     store = await open({ strategy: "custom", keepRecent: 3, interval: 5 });
-    await commitWrites([["s", "old", "kept since 1"], ["s", "gone", "x"]]);
-    for (let h = 2; h <= 10; h++) await commitWrites([["s", "hot", `v${h}`], ...(h === 4 ? [["s", "gone", null] as [string, string, null]] : [])]);
+    await commitWrites([
+      ["s", "old", "kept since 1"],
+      ["s", "gone", "x"],
+    ]);
+    for (let h = 2; h <= 10; h++)
+      await commitWrites([
+        ["s", "hot", `v${h}`],
+        ...(h === 4 ? [["s", "gone", null] as [string, string, null]] : []),
+      ]);
     expect(store.earliestHeight).toBe(8);
     const e = await store.get("s", b("hot"), 7).catch((x) => x);
     expect(e.code).toBe("PRUNED_HEIGHT");
@@ -97,10 +113,17 @@ describe("StateStore", () => {
     for (let h = 8; h <= 10; h++) expect(s(await store.get("s", b("hot"), h))).toBe(`v${h}`);
     expect(s(await store.get("s", b("old"), 8))).toBe("kept since 1");
     expect(s(await store.get("s", b("gone"), 8))).toBeUndefined();
-    expect((await collect(store.iterate("s", { height: 9 }))).map(([, v]) => v)).toEqual(["v9", "kept since 1"]);
+    expect((await collect(store.iterate("s", { height: 9 }))).map(([, v]) => v)).toEqual([
+      "v9",
+      "kept since 1",
+    ]);
     // The raw database holds only what reads at 8..10 need: old@1, hot@8, hot@9, hot@10 ("gone" and its tombstone went).
     let versions = 0;
-    for await (const _ of store.db.keys({ gte: Uint8Array.of(KEYSPACE.versions), lt: Uint8Array.of(KEYSPACE.versions + 1) })) versions++;
+    for await (const _ of store.db.keys({
+      gte: Uint8Array.of(KEYSPACE.versions),
+      lt: Uint8Array.of(KEYSPACE.versions + 1),
+    }))
+      versions++;
     expect(versions).toBe(4);
   });
 
@@ -138,11 +161,22 @@ describe("StateStore", () => {
 
 describe("pruning options", () => {
   it("follows the Cosmos strategies and names bad keys", () => {
-    expect(pruningFromAppConfig({ pruning: "default", "pruning-keep-recent": "0", "pruning-interval": "0" })).toEqual({ strategy: "default", keepRecent: 362880, interval: 10 });
-    expect(pruningFromAppConfig({ pruning: "everything", "pruning-keep-recent": 0, "pruning-interval": 0 }).keepRecent).toBe(2);
-    expect(pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "100", "pruning-interval": "7" })).toEqual({ strategy: "custom", keepRecent: 100, interval: 7 });
-    expect(() => pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "x", "pruning-interval": "7" })).toThrow(/pruning-keep-recent/);
-    expect(() => pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "10", "pruning-interval": "0" })).toThrow(/pruning-interval must not be 0/);
+    expect(
+      pruningFromAppConfig({ pruning: "default", "pruning-keep-recent": "0", "pruning-interval": "0" }),
+    ).toEqual({ strategy: "default", keepRecent: 362880, interval: 10 });
+    expect(
+      pruningFromAppConfig({ pruning: "everything", "pruning-keep-recent": 0, "pruning-interval": 0 })
+        .keepRecent,
+    ).toBe(2);
+    expect(
+      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "100", "pruning-interval": "7" }),
+    ).toEqual({ strategy: "custom", keepRecent: 100, interval: 7 });
+    expect(() =>
+      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "x", "pruning-interval": "7" }),
+    ).toThrow(/pruning-keep-recent/);
+    expect(() =>
+      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "10", "pruning-interval": "0" }),
+    ).toThrow(/pruning-interval must not be 0/);
   });
 });
 
@@ -159,16 +193,35 @@ describe("CacheMultiStore", () => {
       tx.store("s").set(b("b"), b("B"));
       tx.store("s").delete(b("c"));
       tx.store("s").set(b("e"), b("E2"));
-      expect(await collect(tx.store("s").iterate())).toEqual([["61", "A"], ["62", "B"], ["65", "E2"]]);
-      expect((await collect(tx.store("s").iterate({ reverse: true }))).map(([, v]) => v)).toEqual(["E2", "B", "A"]);
-      expect(await collect(block.store("s").iterate())).toEqual([["61", "A"], ["63", "C"], ["65", "E"]]);
+      expect(await collect(tx.store("s").iterate())).toEqual([
+        ["61", "A"],
+        ["62", "B"],
+        ["65", "E2"],
+      ]);
+      expect((await collect(tx.store("s").iterate({ reverse: true }))).map(([, v]) => v)).toEqual([
+        "E2",
+        "B",
+        "A",
+      ]);
+      expect(await collect(block.store("s").iterate())).toEqual([
+        ["61", "A"],
+        ["63", "C"],
+        ["65", "E"],
+      ]);
       const discarded = block.branch();
       discarded.store("s").set(b("z"), b("Z"));
       tx.write();
       expect(s(await block.store("s").get(b("c")))).toBeUndefined();
       expect(s(await block.store("s").get(b("z")))).toBeUndefined();
-      const changes = block.changeSet().entries().map((c) => [s(c.key), s(c.value ?? undefined) ?? null]);
-      expect(changes).toEqual([["b", "B"], ["c", null], ["e", "E2"]]);
+      const changes = block
+        .changeSet()
+        .entries()
+        .map((c) => [s(c.key), s(c.value ?? undefined) ?? null]);
+      expect(changes).toEqual([
+        ["b", "B"],
+        ["c", null],
+        ["e", "E2"],
+      ]);
       expect(() => store.view().store("s").set(b("q"), b("Q"))).toThrow(/read-only/);
     } finally {
       await store.close();

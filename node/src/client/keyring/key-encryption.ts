@@ -78,7 +78,11 @@ function deriveKey(passphrase: string, k: ScryptParams): Promise<Buffer> {
   );
 }
 
-export async function encryptSecret(passphrase: string, secret: Uint8Array, aad: Uint8Array): Promise<EncryptedSecret> {
+export async function encryptSecret(
+  passphrase: string,
+  secret: Uint8Array,
+  aad: Uint8Array,
+): Promise<EncryptedSecret> {
   const kdfparams = newParams();
   const key = await deriveKey(passphrase, kdfparams);
   const iv = randomBytes(12);
@@ -96,7 +100,11 @@ export async function encryptSecret(passphrase: string, secret: Uint8Array, aad:
 }
 
 /** A failed GCM tag check means a wrong passphrase (or tampering): "invalid account password". */
-export async function decryptSecret(passphrase: string, enc: EncryptedSecret, aad: Uint8Array): Promise<Uint8Array> {
+export async function decryptSecret(
+  passphrase: string,
+  enc: EncryptedSecret,
+  aad: Uint8Array,
+): Promise<Uint8Array> {
   if (enc?.cipher !== "aes-256-gcm" || enc.kdf !== "scrypt") {
     throw new KeyringError("CORRUPT_KEY", `unsupported key encryption ${enc?.cipher}/${enc?.kdf}`);
   }
@@ -105,7 +113,9 @@ export async function decryptSecret(passphrase: string, enc: EncryptedSecret, aa
     const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(enc.iv, "hex"));
     decipher.setAAD(aad);
     decipher.setAuthTag(Buffer.from(enc.tag, "hex"));
-    return new Uint8Array(Buffer.concat([decipher.update(Buffer.from(enc.ciphertext, "hex")), decipher.final()]));
+    return new Uint8Array(
+      Buffer.concat([decipher.update(Buffer.from(enc.ciphertext, "hex")), decipher.final()]),
+    );
   } catch {
     throw new KeyringError("WRONG_PASSPHRASE", "invalid account password");
   }
@@ -113,7 +123,12 @@ export async function decryptSecret(passphrase: string, enc: EncryptedSecret, aa
 
 export async function hashPassphrase(passphrase: string): Promise<PassphraseHash> {
   const kdfparams = newParams();
-  return { version: 1, kdf: "scrypt", kdfparams, hash: (await deriveKey(passphrase, kdfparams)).toString("hex") };
+  return {
+    version: 1,
+    kdf: "scrypt",
+    kdfparams,
+    hash: (await deriveKey(passphrase, kdfparams)).toString("hex"),
+  };
 }
 
 export async function checkPassphrase(passphrase: string, stored: PassphraseHash): Promise<boolean> {

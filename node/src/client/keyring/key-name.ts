@@ -4,7 +4,8 @@ const MAX_NAME_LENGTH = 100;
 
 /** Names become file names, so anything that could escape the keyring folder is refused. */
 export function checkKeyName(name: string): void {
-  const bad = (why: string) => new KeyringError("INVALID_NAME", `invalid key name ${JSON.stringify(name)}: ${why}`);
+  const bad = (why: string) =>
+    new KeyringError("INVALID_NAME", `invalid key name ${JSON.stringify(name)}: ${why}`);
   if (typeof name !== "string" || name.length === 0) throw bad("must not be empty");
   if (name.length > MAX_NAME_LENGTH) throw bad(`longer than ${MAX_NAME_LENGTH} characters`);
   if (name === "." || name === "..") throw bad("must not be . or ..");

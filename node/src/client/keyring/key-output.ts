@@ -17,7 +17,12 @@ export interface KeyOutput {
 }
 
 export function keyOutput(info: KeyInfo, mnemonic?: string): KeyOutput {
-  const out: KeyOutput = { name: info.name, type: info.type, address: info.address, pubkey: JSON.stringify(pubKeyJson(info.pubKey)) };
+  const out: KeyOutput = {
+    name: info.name,
+    type: info.type,
+    address: info.address,
+    pubkey: JSON.stringify(pubKeyJson(info.pubKey)),
+  };
   if (mnemonic !== undefined) out.mnemonic = mnemonic;
   return out;
 }
@@ -25,7 +30,10 @@ export function keyOutput(info: KeyInfo, mnemonic?: string): KeyOutput {
 /** The YAML list `keys show/list` print in text mode. */
 export function keyOutputsText(outputs: readonly KeyOutput[]): string {
   return outputs
-    .map((o) => `- address: ${o.address}\n  name: ${yamlString(o.name)}\n  pubkey: '${o.pubkey}'\n  type: ${o.type}\n`)
+    .map(
+      (o) =>
+        `- address: ${o.address}\n  name: ${yamlString(o.name)}\n  pubkey: '${o.pubkey}'\n  type: ${o.type}\n`,
+    )
     .join("");
 }
 

@@ -58,7 +58,9 @@ export function defaultAuthParams(): Params {
 }
 
 /** An account as stored: a plain account, or a module account wrapping one. */
-export type StoredAccount = { kind: "base"; base: BaseAccount } | { kind: "module"; base: BaseAccount; module: ModuleAccount };
+export type StoredAccount =
+  | { kind: "base"; base: BaseAccount }
+  | { kind: "module"; base: BaseAccount; module: ModuleAccount };
 
 /** Accounts, account numbers and auth params. */
 export class AccountKeeper {
@@ -91,7 +93,10 @@ export class AccountKeeper {
 
   packAccount(acc: StoredAccount): Any {
     return acc.kind === "module"
-      ? this.types.pack(ModuleAccountSchema, create(ModuleAccountSchema, { ...acc.module, baseAccount: acc.base }))
+      ? this.types.pack(
+          ModuleAccountSchema,
+          create(ModuleAccountSchema, { ...acc.module, baseAccount: acc.base }),
+        )
       : this.types.pack(BaseAccountSchema, acc.base);
   }
 
@@ -149,13 +154,17 @@ export class AccountKeeper {
     const existing = await this.getAccount(ctx, addr);
     if (existing) return existing;
     const { base } = await this.newAccount(ctx, addr);
-    const acc: StoredAccount = { kind: "module", base, module: create(ModuleAccountSchema, { baseAccount: base, name, permissions }) };
+    const acc: StoredAccount = {
+      kind: "module",
+      base,
+      module: create(ModuleAccountSchema, { baseAccount: base, name, permissions }),
+    };
     this.setAccount(ctx, acc);
     return acc;
   }
 
   async *iterateAccounts(ctx: Context): AsyncIterable<StoredAccount> {
-    for await (const [, v] of ctx.kv(AUTH_STORE).iterate({ prefix: AuthKeys.accountPrefix })) yield this.decodeAccount(v);
+    for await (const [, v] of ctx.kv(AUTH_STORE).iterate({ prefix: AuthKeys.accountPrefix }))
+      yield this.decodeAccount(v);
   }
 }
-

@@ -33,7 +33,8 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 /** The signers of a tx in order of first appearance, as Cosmos' GetSigners. */
 export function txSigners(tx: DecodedTx, accounts: AccountKeeper): string[] {
   const seen: string[] = [];
-  for (const m of tx.msgs) for (const s of msgSigners(m.desc, m.message, accounts.addresses)) if (!seen.includes(s)) seen.push(s);
+  for (const m of tx.msgs)
+    for (const s of msgSigners(m.desc, m.message, accounts.addresses)) if (!seen.includes(s)) seen.push(s);
   return seen;
 }
 
@@ -50,7 +51,8 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
 
     // ValidateBasic
     if (tx.msgs.length === 0) throw err(SdkErrors.InvalidRequest, "must contain at least one message");
-    if (gasLimit > MAX_GAS_WANTED) throw err(SdkErrors.InvalidRequest, `invalid gas supplied; ${gasLimit} > ${MAX_GAS_WANTED}`);
+    if (gasLimit > MAX_GAS_WANTED)
+      throw err(SdkErrors.InvalidRequest, `invalid gas supplied; ${gasLimit} > ${MAX_GAS_WANTED}`);
     let feeCoins: Coins;
     try {
       feeCoins = Coins.from(fee?.amount ?? []);
@@ -60,12 +62,19 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
     const signers = txSigners(tx, accounts);
     if (tx.raw.signatures.length === 0 && !simulate) throw err(SdkErrors.NoSignatures);
     if (!simulate && tx.raw.signatures.length !== signers.length) {
-      throw err(SdkErrors.Unauthorized, `wrong number of signers; expected ${signers.length}, got ${tx.raw.signatures.length}`);
+      throw err(
+        SdkErrors.Unauthorized,
+        `wrong number of signers; expected ${signers.length}, got ${tx.raw.signatures.length}`,
+      );
     }
     if (tx.authInfo.signerInfos.length !== signers.length) {
-      throw err(SdkErrors.Unauthorized, `wrong number of signer infos; expected ${signers.length}, got ${tx.authInfo.signerInfos.length}`);
+      throw err(
+        SdkErrors.Unauthorized,
+        `wrong number of signer infos; expected ${signers.length}, got ${tx.authInfo.signerInfos.length}`,
+      );
     }
-    if (tx.body.extensionOptions.length > 0) throw err(SdkErrors.UnknownExtensionOptions, "unknown extension options");
+    if (tx.body.extensionOptions.length > 0)
+      throw err(SdkErrors.UnknownExtensionOptions, "unknown extension options");
 
     // TxTimeoutHeight
     const timeout = tx.body.timeoutHeight;
@@ -76,26 +85,34 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
     // ValidateMemo
     const memoLen = [...tx.body.memo].length;
     if (BigInt(memoLen) > params.maxMemoCharacters) {
-      throw err(SdkErrors.MemoTooLarge, `maximum number of characters is ${params.maxMemoCharacters} but received ${memoLen} characters`);
+      throw err(
+        SdkErrors.MemoTooLarge,
+        `maximum number of characters is ${params.maxMemoCharacters} but received ${memoLen} characters`,
+      );
     }
 
     // ConsumeGasForTxSize
     ctx.gasMeter.consume(Number(params.txSizeCostPerByte) * tx.bytes.length, "txSize");
 
     // DeductFee
-    if (!simulate && ctx.block.height > 0 && gasLimit === 0n) throw err(SdkErrors.InvalidGasLimit, "must provide positive gas");
+    if (!simulate && ctx.block.height > 0 && gasLimit === 0n)
+      throw err(SdkErrors.InvalidGasLimit, "must provide positive gas");
     if (ctx.mode === "check" && !simulate && minGasPrices.length > 0) {
       const required = minGasPrices.map((p) => ({ denom: p.denom, amount: requiredFee(p, gasLimit) }));
       const covered = required.some((r) => r.amount === 0n || feeCoins.amountOf(r.denom) >= r.amount);
       if (!covered) {
         const req = required.map((r) => `${r.amount}${r.denom}`).join(",");
-        throw err(SdkErrors.InsufficientFee, `insufficient fees; got: ${feeCoins.toString() || "0"} required: ${req}`);
+        throw err(
+          SdkErrors.InsufficientFee,
+          `insufficient fees; got: ${feeCoins.toString() || "0"} required: ${req}`,
+        );
       }
     }
     if (fee?.granter) throw err(SdkErrors.InvalidRequest, "fee grants are not enabled on this chain");
     const payer = fee?.payer || signers[0];
     const payerAddr = accounts.addresses.fromString(payer, "fee payer");
-    if (!(await accounts.hasAccount(ctx, payerAddr))) throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
+    if (!(await accounts.hasAccount(ctx, payerAddr)))
+      throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
     if (!feeCoins.isEmpty) {
       await accounts.moduleAccount(ctx, FEE_COLLECTOR);
       try {
@@ -112,7 +129,10 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
 
     // SetPubKey, ValidateSigCount, SigGasConsume, SigVerification, IncrementSequence
     if (BigInt(tx.authInfo.signerInfos.length) > params.txSigLimit) {
-      throw err(SdkErrors.TooManySignatures, `signatures: ${tx.authInfo.signerInfos.length}, limit: ${params.txSigLimit}`);
+      throw err(
+        SdkErrors.TooManySignatures,
+        `signatures: ${tx.authInfo.signerInfos.length}, limit: ${params.txSigLimit}`,
+      );
     }
     const loaded: StoredAccount[] = [];
     for (const [i, signer] of signers.entries()) {
@@ -125,12 +145,20 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
           throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${info.publicKey.typeUrl}`);
         }
         const pk = fromBinary(PubKeySchema, info.publicKey.value);
-        if (pk.key.length !== 33) throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
+        if (pk.key.length !== 33)
+          throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
         if (hex(addressFromPubKey(pk.key)) !== hex(addr)) {
-          throw err(SdkErrors.InvalidPubKey, `pubKey does not match signer address ${signer} with signer index: ${i}`);
+          throw err(
+            SdkErrors.InvalidPubKey,
+            `pubKey does not match signer address ${signer} with signer index: ${i}`,
+          );
         }
         const existing = acc.base.pubKey;
-        if (existing && existing.value.length > 0 && hex(fromBinary(PubKeySchema, existing.value).key) !== hex(pk.key)) {
+        if (
+          existing &&
+          existing.value.length > 0 &&
+          hex(fromBinary(PubKeySchema, existing.value).key) !== hex(pk.key)
+        ) {
           throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
         }
         if (!existing || existing.value.length === 0) {
@@ -146,7 +174,10 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
       ctx.gasMeter.consume(Number(params.sigVerifyCostSecp256k1), "ante verify: secp256k1");
       const info = tx.authInfo.signerInfos[i];
       if (info.sequence !== acc.base.sequence) {
-        throw err(SdkErrors.WrongSequence, `account sequence mismatch, expected ${acc.base.sequence}, got ${info.sequence}`);
+        throw err(
+          SdkErrors.WrongSequence,
+          `account sequence mismatch, expected ${acc.base.sequence}, got ${info.sequence}`,
+        );
       }
       if (!simulate) {
         const mode = info.modeInfo?.sum.case === "single" ? info.modeInfo.sum.value.mode : undefined;
@@ -166,7 +197,8 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
         }
       }
       ctx.events.emit("tx", { acc_seq: `${acc.base.address}/${acc.base.sequence}` });
-      if (tx.raw.signatures[i]) ctx.events.emit("tx", { signature: Buffer.from(tx.raw.signatures[i]).toString("base64") });
+      if (tx.raw.signatures[i])
+        ctx.events.emit("tx", { signature: Buffer.from(tx.raw.signatures[i]).toString("base64") });
       acc.base.sequence += 1n;
       accounts.setAccount(ctx, acc);
     }

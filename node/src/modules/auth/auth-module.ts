@@ -46,7 +46,8 @@ export class AuthModule implements AppModule {
       const acc = this.keeper.fromAny(any);
       const addr = acc.base.address;
       this.keeper.addresses.fromString(addr, "genesis account address");
-      if (seen.has(addr)) throw new Error(`auth genesis: duplicate account found in genesis state; address: ${addr}`);
+      if (seen.has(addr))
+        throw new Error(`auth genesis: duplicate account found in genesis state; address: ${addr}`);
       seen.add(addr);
     }
     if ((g.params?.txSigLimit ?? 1n) === 0n) throw new Error("auth genesis: invalid tx signature limit: 0");
@@ -74,4 +75,3 @@ export class AuthModule implements AppModule {
     r.queryService(Query, authQueryServer(this.keeper, this.moduleAccountNames));
   }
 }
-

@@ -6,6 +6,9 @@ import { ChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
 import { BaseAccountSchema } from "../../gen/sdk/auth/v1beta1/auth_pb.js";
 import {
+  AddressBytesToStringResponseSchema,
+  AddressStringToBytesResponseSchema,
+  Bech32PrefixResponseSchema,
   type Query,
   QueryAccountAddressByIDResponseSchema,
   QueryAccountInfoResponseSchema,
@@ -14,9 +17,6 @@ import {
   QueryModuleAccountByNameResponseSchema,
   QueryModuleAccountsResponseSchema,
   QueryParamsResponseSchema,
-  Bech32PrefixResponseSchema,
-  AddressBytesToStringResponseSchema,
-  AddressStringToBytesResponseSchema,
 } from "../../gen/sdk/auth/v1beta1/query_pb.js";
 import { type AccountKeeper, AUTH_STORE, AuthKeys, type StoredAccount } from "./account-keeper.js";
 
@@ -24,7 +24,10 @@ const notFound = (msg: string) => new ChainError("sdk", 22, GrpcCode.NOT_FOUND, 
 const invalid = (msg: string) => new ChainError("sdk", 18, GrpcCode.INVALID_ARGUMENT, msg);
 
 /** auth's Query service over the account keeper. */
-export function authQueryServer(keeper: AccountKeeper, moduleNames: () => string[]): ServiceImpl<typeof Query> {
+export function authQueryServer(
+  keeper: AccountKeeper,
+  moduleNames: () => string[],
+): ServiceImpl<typeof Query> {
   const pack = (acc: StoredAccount) => keeper.packAccount(acc);
   const requireAddress = (address: string) => {
     if (address === "") throw invalid("empty address string is not allowed");
@@ -37,8 +40,11 @@ export function authQueryServer(keeper: AccountKeeper, moduleNames: () => string
       return create(QueryAccountResponseSchema, { account: pack(acc) });
     },
     async accounts(ctx, req) {
-      const { items, page } = await paginate(ctx.kv(AUTH_STORE), AuthKeys.accountPrefix, req.pagination, (_k, v) =>
-        pack(keeper.decodeAccount(v)),
+      const { items, page } = await paginate(
+        ctx.kv(AUTH_STORE),
+        AuthKeys.accountPrefix,
+        req.pagination,
+        (_k, v) => pack(keeper.decodeAccount(v)),
       );
       return create(QueryAccountsResponseSchema, { accounts: items, pagination: page });
     },
@@ -47,7 +53,9 @@ export function authQueryServer(keeper: AccountKeeper, moduleNames: () => string
       if (req.id < 0n) throw invalid("account id cannot be negative");
       const addr = await keeper.addressByNumber(ctx, id);
       if (!addr) throw notFound(`account address not found for account number ${id}`);
-      return create(QueryAccountAddressByIDResponseSchema, { accountAddress: keeper.addresses.toString(addr) });
+      return create(QueryAccountAddressByIDResponseSchema, {
+        accountAddress: keeper.addresses.toString(addr),
+      });
     },
     async params(ctx) {
       return create(QueryParamsResponseSchema, { params: await keeper.getParams(ctx) });
@@ -60,14 +68,18 @@ export function authQueryServer(keeper: AccountKeeper, moduleNames: () => string
     async moduleAccountByName(ctx, req) {
       if (req.name === "") throw invalid("module name is empty");
       if (!moduleNames().includes(req.name)) throw notFound(`account ${req.name} not found`);
-      return create(QueryModuleAccountByNameResponseSchema, { account: pack(await keeper.moduleAccount(ctx, req.name)) });
+      return create(QueryModuleAccountByNameResponseSchema, {
+        account: pack(await keeper.moduleAccount(ctx, req.name)),
+      });
     },
     async bech32Prefix() {
       return create(Bech32PrefixResponseSchema, { bech32Prefix: keeper.addresses.prefix });
     },
     async addressBytesToString(_ctx, req) {
       if (req.addressBytes.length === 0) throw invalid("empty address bytes is not allowed");
-      return create(AddressBytesToStringResponseSchema, { addressString: keeper.addresses.toString(req.addressBytes) });
+      return create(AddressBytesToStringResponseSchema, {
+        addressString: keeper.addresses.toString(req.addressBytes),
+      });
     },
     async addressStringToBytes(_ctx, req) {
       return create(AddressStringToBytesResponseSchema, { addressBytes: requireAddress(req.addressString) });

@@ -1,11 +1,11 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
+import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import { type Params, ParamsSchema } from "../../gen/sdk/bank/v1beta1/bank_pb.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
-import { moduleAddress } from "../../crypto/address.js";
 
 export const BANK_STORE = "bank";
 
@@ -94,16 +94,26 @@ export class BankKeeper {
     for (const c of coins.list) {
       const have = await this.getBalance(ctx, addr, c.denom);
       if (have < c.amount) {
-        throw ChainError.wrap(SdkErrors.InsufficientFunds, `spendable balance ${have}${c.denom} is smaller than ${c.amount}${c.denom}`);
+        throw ChainError.wrap(
+          SdkErrors.InsufficientFunds,
+          `spendable balance ${have}${c.denom} is smaller than ${c.amount}${c.denom}`,
+        );
       }
       this.setBalance(ctx, addr, c.denom, have - c.amount);
     }
-    ctx.events.emit("coin_spent", { spender: this.accounts.addresses.toString(addr), amount: coins.toString() });
+    ctx.events.emit("coin_spent", {
+      spender: this.accounts.addresses.toString(addr),
+      amount: coins.toString(),
+    });
   }
 
   async addCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
-    for (const c of coins.list) this.setBalance(ctx, addr, c.denom, (await this.getBalance(ctx, addr, c.denom)) + c.amount);
-    ctx.events.emit("coin_received", { receiver: this.accounts.addresses.toString(addr), amount: coins.toString() });
+    for (const c of coins.list)
+      this.setBalance(ctx, addr, c.denom, (await this.getBalance(ctx, addr, c.denom)) + c.amount);
+    ctx.events.emit("coin_received", {
+      receiver: this.accounts.addresses.toString(addr),
+      amount: coins.toString(),
+    });
   }
 
   async sendCoins(ctx: Context, from: Uint8Array, to: Uint8Array, coins: Coins): Promise<void> {
@@ -119,12 +129,22 @@ export class BankKeeper {
     ctx.events.emit("message", { sender: addresses.toString(from) });
   }
 
-  async sendCoinsFromAccountToModule(ctx: Context, from: Uint8Array, moduleName: string, coins: Coins): Promise<void> {
+  async sendCoinsFromAccountToModule(
+    ctx: Context,
+    from: Uint8Array,
+    moduleName: string,
+    coins: Coins,
+  ): Promise<void> {
     await this.accounts.moduleAccount(ctx, moduleName);
     await this.sendCoins(ctx, from, moduleAddress(moduleName), coins);
   }
 
-  async sendCoinsFromModuleToAccount(ctx: Context, moduleName: string, to: Uint8Array, coins: Coins): Promise<void> {
+  async sendCoinsFromModuleToAccount(
+    ctx: Context,
+    moduleName: string,
+    to: Uint8Array,
+    coins: Coins,
+  ): Promise<void> {
     await this.sendCoins(ctx, moduleAddress(moduleName), to, coins);
   }
 
@@ -132,13 +152,19 @@ export class BankKeeper {
     await this.accounts.moduleAccount(ctx, moduleName);
     await this.addCoins(ctx, moduleAddress(moduleName), coins);
     for (const c of coins.list) this.setSupply(ctx, c.denom, (await this.getSupply(ctx, c.denom)) + c.amount);
-    ctx.events.emit("coinbase", { minter: this.accounts.addresses.toString(moduleAddress(moduleName)), amount: coins.toString() });
+    ctx.events.emit("coinbase", {
+      minter: this.accounts.addresses.toString(moduleAddress(moduleName)),
+      amount: coins.toString(),
+    });
   }
 
   async burnCoins(ctx: Context, moduleName: string, coins: Coins): Promise<void> {
     await this.subtractCoins(ctx, moduleAddress(moduleName), coins);
     for (const c of coins.list) this.setSupply(ctx, c.denom, (await this.getSupply(ctx, c.denom)) - c.amount);
-    ctx.events.emit("burn", { burner: this.accounts.addresses.toString(moduleAddress(moduleName)), amount: coins.toString() });
+    ctx.events.emit("burn", {
+      burner: this.accounts.addresses.toString(moduleAddress(moduleName)),
+      amount: coins.toString(),
+    });
   }
 
   /** Genesis: balances are set directly and supply is their sum (or checked against the declared one). */

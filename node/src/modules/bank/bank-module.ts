@@ -27,7 +27,11 @@ export class BankModule implements AppModule {
   ) {}
 
   defaultGenesis(): JsonValue {
-    return toJson(GenesisStateSchema, create(GenesisStateSchema, { params: defaultBankParams() }), PROTO_JSON_WRITE);
+    return toJson(
+      GenesisStateSchema,
+      create(GenesisStateSchema, { params: defaultBankParams() }),
+      PROTO_JSON_WRITE,
+    );
   }
 
   private parse(state: unknown): GenesisState {
@@ -63,7 +67,10 @@ export class BankModule implements AppModule {
   async initGenesis(ctx: Context, state: unknown): Promise<void> {
     const g = this.parse(state);
     this.keeper.setParams(ctx, g.params ?? defaultBankParams());
-    const balances = g.balances.map((b) => ({ addr: this.accounts.addresses.fromString(b.address), coins: Coins.from(b.coins) }));
+    const balances = g.balances.map((b) => ({
+      addr: this.accounts.addresses.fromString(b.address),
+      coins: Coins.from(b.coins),
+    }));
     await this.keeper.initBalances(ctx, balances);
   }
 
@@ -71,12 +78,19 @@ export class BankModule implements AppModule {
     const balances = [];
     let supply = Coins.empty();
     for await (const acc of this.accounts.iterateAccounts(ctx)) {
-      const coins = await this.keeper.getAllBalances(ctx, this.accounts.addresses.fromString(acc.base.address));
+      const coins = await this.keeper.getAllBalances(
+        ctx,
+        this.accounts.addresses.fromString(acc.base.address),
+      );
       if (coins.isEmpty) continue;
       balances.push({ address: acc.base.address, coins: coins.toProto() });
       supply = supply.add(coins);
     }
-    const g = create(GenesisStateSchema, { params: await this.keeper.getParams(ctx), balances, supply: supply.toProto() });
+    const g = create(GenesisStateSchema, {
+      params: await this.keeper.getParams(ctx),
+      balances,
+      supply: supply.toProto(),
+    });
     return toJson(GenesisStateSchema, g, PROTO_JSON_WRITE);
   }
 

@@ -11,8 +11,8 @@ import {
   MsgSetSendEnabledResponseSchema,
   MsgUpdateParamsResponseSchema,
 } from "../../gen/sdk/bank/v1beta1/tx_pb.js";
-import type { BankKeeper } from "./bank-keeper.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
+import type { BankKeeper } from "./bank-keeper.js";
 
 /**
  * bank's Msg service. `blocked` holds module account addresses that must not receive plain sends, and
@@ -26,7 +26,10 @@ export function bankMsgServer(
   const addresses = accounts.addresses;
   const checkAuthority = (authority: string) => {
     if (authority !== opts.authority) {
-      throw ChainError.wrap(SdkErrors.InvalidSigner, `invalid authority; expected ${opts.authority}, got ${authority}`);
+      throw ChainError.wrap(
+        SdkErrors.InvalidSigner,
+        `invalid authority; expected ${opts.authority}, got ${authority}`,
+      );
     }
   };
   const checkSendable = async (ctx: Context, coins: Coins) => {
@@ -50,8 +53,10 @@ export function bankMsgServer(
       return create(MsgSendResponseSchema);
     },
     async multiSend(ctx, msg) {
-      if (msg.inputs.length !== 1) throw ChainError.wrap(SdkErrors.InvalidRequest, "multiple senders not allowed");
-      if (msg.outputs.length === 0) throw ChainError.wrap(SdkErrors.InvalidRequest, "no outputs to send transaction");
+      if (msg.inputs.length !== 1)
+        throw ChainError.wrap(SdkErrors.InvalidRequest, "multiple senders not allowed");
+      if (msg.outputs.length === 0)
+        throw ChainError.wrap(SdkErrors.InvalidRequest, "no outputs to send transaction");
       const input = msg.inputs[0];
       const inCoins = Coins.from(input.coins);
       let outTotal = Coins.empty();
@@ -63,7 +68,8 @@ export function bankMsgServer(
       const from = addresses.fromString(input.address, "input address");
       await bank.subtractCoins(ctx, from, inCoins);
       for (const o of msg.outputs) {
-        if (opts.blocked.has(o.address)) throw ChainError.wrap(SdkErrors.Unauthorized, `${o.address} is not allowed to receive funds`);
+        if (opts.blocked.has(o.address))
+          throw ChainError.wrap(SdkErrors.Unauthorized, `${o.address} is not allowed to receive funds`);
         const to = addresses.fromString(o.address, "output address");
         await accounts.ensureAccount(ctx, to);
         await bank.addCoins(ctx, to, Coins.from(o.coins));

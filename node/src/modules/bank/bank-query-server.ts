@@ -2,11 +2,9 @@ import { create } from "@bufbuild/protobuf";
 import { validateDenom } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { paginate } from "../../app/pagination.js";
-import type { PageRequest } from "../../gen/sdk/base/query/v1beta1/pagination_pb.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
 import {
   type Query,
   QueryAllBalancesResponseSchema,
@@ -16,6 +14,8 @@ import {
   QuerySupplyOfResponseSchema,
   QueryTotalSupplyResponseSchema,
 } from "../../gen/sdk/bank/v1beta1/query_pb.js";
+import type { PageRequest } from "../../gen/sdk/base/query/v1beta1/pagination_pb.js";
+import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { BANK_STORE, type BankKeeper, BankKeys, balancesPrefix, decodeAmount } from "./bank-keeper.js";
 
@@ -33,7 +33,10 @@ function denomArg(denom: string): string {
 }
 
 /** bank's Query service. */
-export function bankQueryServer(bank: BankKeeper, accounts: AccountKeeper): Partial<ServiceImpl<typeof Query>> {
+export function bankQueryServer(
+  bank: BankKeeper,
+  accounts: AccountKeeper,
+): Partial<ServiceImpl<typeof Query>> {
   const address = (a: string) => {
     if (a === "") throw invalid("empty address string is not allowed");
     return accounts.addresses.fromString(a);
@@ -47,7 +50,9 @@ export function bankQueryServer(bank: BankKeeper, accounts: AccountKeeper): Part
       const addr = address(req.address);
       const denom = denomArg(req.denom);
       const amount = await bank.getBalance(ctx, addr, denom);
-      return create(QueryBalanceResponseSchema, { balance: create(CoinSchema, { denom, amount: amount.toString() }) });
+      return create(QueryBalanceResponseSchema, {
+        balance: create(CoinSchema, { denom, amount: amount.toString() }),
+      });
     },
     async allBalances(ctx, req) {
       const { items, page } = await balancesPage(ctx, req.address, req.pagination);
@@ -58,15 +63,20 @@ export function bankQueryServer(bank: BankKeeper, accounts: AccountKeeper): Part
       return create(QuerySpendableBalancesResponseSchema, { balances: items, pagination: page });
     },
     async totalSupply(ctx, req) {
-      const { items, page } = await paginate(ctx.kv(BANK_STORE), BankKeys.supplyPrefix, req.pagination, (k, v) =>
-        create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
+      const { items, page } = await paginate(
+        ctx.kv(BANK_STORE),
+        BankKeys.supplyPrefix,
+        req.pagination,
+        (k, v) => create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
       );
       return create(QueryTotalSupplyResponseSchema, { supply: items, pagination: page });
     },
     async supplyOf(ctx, req) {
       const denom = denomArg(req.denom);
       const amount = await bank.getSupply(ctx, denom);
-      return create(QuerySupplyOfResponseSchema, { amount: create(CoinSchema, { denom, amount: amount.toString() }) });
+      return create(QuerySupplyOfResponseSchema, {
+        amount: create(CoinSchema, { denom, amount: amount.toString() }),
+      });
     },
     async params(ctx) {
       return create(QueryParamsResponseSchema, { params: await bank.getParams(ctx) });
