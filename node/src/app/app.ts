@@ -323,4 +323,3 @@ function okResult(gasWanted: bigint, gasUsed: bigint, events: AbciEvent[]): Omit
 function withMode(e: AbciEvent, mode: string): AbciEvent {
   return { ...e, attributes: [...e.attributes, { key: "mode", value: mode, index: true }] };
 }
-

@@ -65,6 +65,7 @@ export class CacheKVStore implements KVStore {
     for (; i < mine.length; i++) if (mine[i].value) yield [mine[i].key, mine[i].value!];
   }
 
+  /** Hands the buffered writes to the parent and starts empty again. */
   write(): void {
     for (const p of this.pending.values()) {
       if (p.value === null) this.parent.delete(p.key);
@@ -72,11 +73,17 @@ export class CacheKVStore implements KVStore {
     }
     this.pending.clear();
   }
+
+  /** Drops the buffered writes; the parent never sees them. */
+  discard(): void {
+    this.pending.clear();
+  }
 }
 
 /**
  * Branches every named store of a parent. Block execution runs on one, each tx on a branch of that, each
- * tx's messages on another; `write()` merges a branch into its parent, dropping it discards it.
+ * tx's messages on another; `write()` merges a branch into its parent, `discard()` (or dropping it) forgets it.
+ * Any store name may be used: names are not declared up front, so a store loader can add and rename stores.
  */
 export class CacheMultiStore implements MultiStore {
   private readonly stores = new Map<string, CacheKVStore>();
@@ -96,8 +103,14 @@ export class CacheMultiStore implements MultiStore {
     return new CacheMultiStore(this);
   }
 
+  /** Merges every buffered write into the parent branch; this branch is then empty and reusable. */
   write(): void {
     for (const s of this.stores.values()) s.write();
+  }
+
+  /** Drops every buffered write (dropping the object does the same; this makes it explicit and reusable). */
+  discard(): void {
+    for (const s of this.stores.values()) s.discard();
   }
 
   /** Everything this branch holds, for the commit of a block. */

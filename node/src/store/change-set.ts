@@ -7,7 +7,10 @@ export interface Change {
 
 const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
 
-/** Every write a block makes, at most one per (store, key), listed in a deterministic order. */
+/**
+ * Every write a block makes, at most one per (store, key) (a later write replaces an earlier one), listed in a
+ * deterministic order. Keys are held by hex inside each store; bytes are kept, not copied.
+ */
 export class ChangeSet {
   private readonly byStore = new Map<string, Map<string, Change>>();
 
@@ -18,6 +21,10 @@ export class ChangeSet {
       this.byStore.set(store, m);
     }
     m.set(hexKey(key), { store, key, value });
+  }
+
+  delete(store: string, key: Uint8Array): void {
+    this.set(store, key, null);
   }
 
   get size(): number {

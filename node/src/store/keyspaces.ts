@@ -16,7 +16,11 @@ export const KEYSPACE = {
   changes: 0x03,
 } as const;
 
-/** Keyspaces of the block store, written in the same batch as the block's state. */
+/**
+ * 0x04-0x0f: free for the state store. 0x10-0x1f: reserved for the block store (consensus/block-store.ts), which
+ * writes them through `StateStore.db` and the extra ops of `StateStore.commit`, in the same batch as the block's
+ * state. Retired prefixes (none yet) are listed here and never handed out again.
+ */
 export const BLOCK_STORE_KEYSPACES = {
   /** 0x10 | height -> tendermint.types.Block */
   blocks: 0x10,

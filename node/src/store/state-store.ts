@@ -1,26 +1,39 @@
 import { mkdirSync } from "node:fs";
 import { Level } from "level";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import type { Logger } from "../logging/logger.js";
 import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
+import { CommittedKVStore } from "./committed-kv-store.js";
 import {
   changeKey,
   changesUpTo,
+  heightBytes,
   latestKey,
   latestStorePrefix,
   parseChangeKey,
   parseVersionKey,
   prefixEnd,
+  readHeight,
+  unescapeAt,
   versionKey,
   versionsOfKey,
   versionsPrefix,
 } from "./key-encoding.js";
 import { KEYSPACE } from "./keyspaces.js";
-import type { IterateOptions, KVStore, MultiStore } from "./multi-store.js";
+import type { IterateOptions, MultiStore } from "./multi-store.js";
 import type { PruningOptions } from "./pruning.js";
 import { StoreHeightError, StoreLockedError } from "./store-errors.js";
 
+/** A raw write on the shared LevelDB (block store records), applied in the commit's batch. */
 export type BatchOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
+
+export interface StateStoreOptions {
+  /** The LevelDB folder (`<home>/data/application.db`); created when missing. */
+  dir: string;
+  pruning: PruningOptions;
+}
 
 interface CommitMeta {
   height: number;
@@ -33,6 +46,12 @@ const TOMBSTONE = 0x00;
 const VALUE = 0x01;
 
 type Db = Level<Uint8Array, Uint8Array>;
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);
@@ -71,10 +90,7 @@ export class StateStore {
     this.meta = meta;
   }
 
-  static async open(
-    opts: { dir: string; pruning: PruningOptions },
-    deps: { logger: Logger },
-  ): Promise<StateStore> {
+  static async open(opts: StateStoreOptions, deps: { logger: Logger }): Promise<StateStore> {
     mkdirSync(opts.dir, { recursive: true });
     const db: Db = new Level<Uint8Array, Uint8Array>(opts.dir, {
       keyEncoding: "view",
@@ -83,15 +99,17 @@ export class StateStore {
     try {
       await db.open();
     } catch (e) {
-      const cause = String((e as { cause?: Error }).cause?.message ?? (e as Error).message);
-      if (/lock/i.test(cause)) throw new StoreLockedError(opts.dir);
-      throw new Error(`cannot open database ${opts.dir}: ${cause}`);
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(opts.dir);
+      throw new Error(`cannot open database ${opts.dir}: ${cause?.message ?? (e as Error).message}`);
     }
     const raw = await db.get(META_KEY);
     const meta: CommitMeta = raw
       ? (JSON.parse(new TextDecoder().decode(raw)) as CommitMeta)
       : { height: 0, appHash: "", earliest: 1 };
-    return new StateStore(db, opts.dir, opts.pruning, deps.logger, meta);
+    const logger = deps.logger.child("store");
+    logger.info("opened state store", { dir: opts.dir, height: meta.height, earliest: meta.earliest });
+    return new StateStore(db, opts.dir, opts.pruning, logger, meta);
   }
 
   get latestHeight(): number {
@@ -107,21 +125,25 @@ export class StateStore {
     return this.meta.earliest;
   }
 
-  /** Throws unless `height` is committed and not pruned. */
+  /** Throws a StoreHeightError unless the state at `height` is committed and not pruned. */
   checkHeight(height: number): void {
+    const { height: latest, earliest } = this.meta;
     if (!Number.isSafeInteger(height) || height <= 0) {
-      throw new StoreHeightError("INVALID_HEIGHT", `invalid height ${height}: heights start at 1`);
-    }
-    if (height > this.meta.height) {
       throw new StoreHeightError(
-        "FUTURE_HEIGHT",
-        `cannot query with height in the future; please provide a valid height (latest height: ${this.meta.height})`,
+        "INVALID_HEIGHT",
+        `cannot load state at height ${height}; heights start at 1 (latest height: ${latest})`,
       );
     }
-    if (height < this.meta.earliest) {
+    if (height > latest) {
+      throw new StoreHeightError(
+        "FUTURE_HEIGHT",
+        `cannot load state at height ${height}; it is in the future (latest height: ${latest})`,
+      );
+    }
+    if (height < earliest) {
       throw new StoreHeightError(
         "PRUNED_HEIGHT",
-        `failed to load state at height ${height}; version does not exist (latest height: ${this.meta.height}, earliest available height: ${this.meta.earliest})`,
+        `failed to load state at height ${height}; version does not exist (latest height: ${latest}, earliest: ${earliest})`,
       );
     }
   }
@@ -162,46 +184,75 @@ export class StateStore {
       }
       return;
     }
-    const height = opts.height;
+    yield* this.iterateAt(store, opts, opts.height);
+  }
+
+  /**
+   * Walks the versions keyspace, one group of versions per key (`esc(key) T` then 8-byte heights, oldest
+   * first), and yields each key's newest version <= height unless it is a deletion. Versions above the height
+   * are skipped with a seek, so reading far behind a hot key does not walk its whole history.
+   */
+  private async *iterateAt(
+    store: string,
+    opts: IterateOptions,
+    height: number,
+  ): AsyncIterable<[Uint8Array, Uint8Array]> {
     this.checkHeight(height);
     // Escaping preserves order and prefixes, so escaped bounds select exactly the keys in range.
     const base = versionsPrefix(store, new Uint8Array());
     const rel = (k?: Uint8Array) => k && versionsPrefix(store, k).subarray(base.length);
     const range = bounds(base, { prefix: rel(opts.prefix), start: rel(opts.start), end: rel(opts.end) });
-    let currentKey: Uint8Array | undefined;
-    let best: Uint8Array | undefined;
-    let bestSet = false;
-    const flush = (): [Uint8Array, Uint8Array] | undefined =>
-      currentKey && bestSet && best && best[0] === VALUE
-        ? [currentKey, new Uint8Array(best.subarray(1))]
-        : undefined;
-    for await (const [k, v] of this.db.iterator({ ...range, reverse: opts.reverse ?? false })) {
-      const parsed = parseVersionKey(store, k);
-      if (!currentKey || Buffer.compare(parsed.key, currentKey) !== 0) {
-        const out = flush();
-        if (out) {
-          this.checkHeight(height);
-          yield out;
+    const reverse = opts.reverse ?? false;
+    const it = this.db.iterator({ ...range, reverse });
+    try {
+      let entry = await it.next();
+      while (entry) {
+        const group = entry[0].subarray(0, entry[0].length - 8);
+        const inGroup = (e: [Uint8Array, Uint8Array] | undefined): e is [Uint8Array, Uint8Array] =>
+          e !== undefined && e[0].length === group.length + 8 && startsWith(e[0], group);
+        let best: Uint8Array | undefined;
+        if (!reverse) {
+          while (inGroup(entry)) {
+            if (readHeight(entry[0], group.length) > height) {
+              it.seek(prefixEnd(group)!);
+              entry = await it.next();
+              break;
+            }
+            best = entry[1];
+            entry = await it.next();
+          }
+        } else {
+          if (readHeight(entry[0], group.length) > height) {
+            // Lands on this key's newest version <= height, or on an earlier key when it has none.
+            it.seek(concat(group, Uint8Array.from(heightBytes(height))));
+            entry = await it.next();
+          }
+          if (inGroup(entry)) {
+            best = entry[1];
+            entry = await it.next();
+            if (inGroup(entry)) {
+              // Older versions of this key are shadowed: a reverse seek to the bare group lands below them.
+              it.seek(group);
+              entry = await it.next();
+            }
+          }
         }
-        currentKey = parsed.key;
-        best = undefined;
-        bestSet = false;
+        if (best && best[0] === VALUE) {
+          const [key] = unescapeAt(group, base.length);
+          // Pruning may have run while we read; an answer from a pruned height could be wrong.
+          this.checkHeight(height);
+          yield [key, new Uint8Array(best.subarray(1))];
+        }
       }
-      if (parsed.height > height) continue;
-      // Forward order meets versions oldest first: keep the last one <= height. Reverse meets newest first.
-      if (!opts.reverse || !bestSet) {
-        best = v;
-        bestSet = true;
-      }
-    }
-    const out = flush();
-    if (out) {
-      this.checkHeight(height);
-      yield out;
+    } finally {
+      await it.close();
     }
   }
 
-  /** A read-only view of all stores at the latest height, or pinned to a retained height. */
+  /**
+   * A read-only view of all stores: pinned to a retained height, or (no height) reading whatever is latest at
+   * the time of each read. Branch it with CacheMultiStore to write.
+   */
   view(height?: number): MultiStore {
     if (height !== undefined) this.checkHeight(height);
     return { store: (name) => new CommittedKVStore(this, name, height) };
@@ -210,7 +261,10 @@ export class StateStore {
   /** Writes a block's state changes with the caller's records in one batch, then prunes when due. */
   async commit(height: number, changes: ChangeSet, extraOps: BatchOp[] = []): Promise<Uint8Array> {
     if (height !== this.meta.height + 1) {
-      throw new Error(`cannot commit height ${height}: the last committed height is ${this.meta.height}`);
+      throw ChainError.wrap(
+        SdkErrors.InvalidHeight,
+        `cannot commit height ${height}: the last committed height is ${this.meta.height}`,
+      );
     }
     const appHash = computeAppHash(this.latestAppHash, changes);
     const batch = this.db.batch();
@@ -251,10 +305,7 @@ export class StateStore {
     this.meta = meta;
     const batch = this.db.batch();
     let removed = 0;
-    for await (const [k] of this.db.iterator({
-      ...changesUpTo(newEarliest),
-      values: false,
-    } as never) as AsyncIterable<[Uint8Array, Uint8Array]>) {
+    for await (const k of this.db.keys(changesUpTo(newEarliest))) {
       const { height: changedAt, store, key } = parseChangeKey(k);
       batch.del(k);
       for await (const [vk, vv] of this.db.iterator({
@@ -280,34 +331,5 @@ export class StateStore {
 
   async close(): Promise<void> {
     if (this.db.status === "open") await this.db.close();
-  }
-}
-
-/** A committed store read through StateStore; writes are refused (branch it with CacheMultiStore first). */
-class CommittedKVStore implements KVStore {
-  constructor(
-    private readonly state: StateStore,
-    private readonly name: string,
-    private readonly height: number | undefined,
-  ) {}
-
-  get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    return this.state.get(this.name, key, this.height);
-  }
-
-  async has(key: Uint8Array): Promise<boolean> {
-    return (await this.get(key)) !== undefined;
-  }
-
-  set(): void {
-    throw new Error("committed state is read-only");
-  }
-
-  delete(): void {
-    throw new Error("committed state is read-only");
-  }
-
-  iterate(opts: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return this.state.iterate(this.name, { ...opts, height: this.height });
   }
 }

@@ -1,231 +1,269 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../node/src/logging/logger.js";
-import { computeAppHash } from "../../../node/src/store/app-hash.js";
-import { CacheMultiStore } from "../../../node/src/store/cache-multi-store.js";
-import { ChangeSet } from "../../../node/src/store/change-set.js";
 import { KEYSPACE } from "../../../node/src/store/keyspaces.js";
-import { type PruningOptions, pruningFromAppConfig } from "../../../node/src/store/pruning.js";
-import { StateStore } from "../../../node/src/store/state-store.js";
 import { StoreHeightError } from "../../../node/src/store/store-errors.js";
+import {
+  bytes,
+  changeSetOf,
+  collect,
+  commitNext,
+  hex,
+  openTempStateStore,
+  type TempStateStore,
+  text,
+  type Write,
+} from "./temp-state-store.js";
 
-const b = (s: string) => new TextEncoder().encode(s);
-const s = (u?: Uint8Array) => (u ? new TextDecoder().decode(u) : undefined);
-const NOTHING: PruningOptions = { strategy: "nothing", keepRecent: 0, interval: 0 };
-
-async function collect(it: AsyncIterable<[Uint8Array, Uint8Array]>): Promise<[string, string][]> {
-  const out: [string, string][] = [];
-  for await (const [k, v] of it) out.push([Buffer.from(k).toString("hex"), s(v)!]);
-  return out;
-}
+const k = (...b: number[]) => Uint8Array.from(b);
 
 describe("StateStore", () => {
-  let dir: string;
-  let store: StateStore;
-  const open = (pruning: PruningOptions = NOTHING) =>
-    StateStore.open({ dir, pruning }, { logger: silentLogger });
-
-  /** Commits the next height with the given writes (null deletes). */
-  async function commitWrites(writes: [string, string | Uint8Array, string | null][]): Promise<void> {
-    const cs = new ChangeSet();
-    for (const [st, k, v] of writes) cs.set(st, typeof k === "string" ? b(k) : k, v === null ? null : b(v));
-    await store.commit(store.latestHeight + 1, cs);
-  }
-
+  let t: TempStateStore;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "store-"));
-    store = await open();
+    t = await openTempStateStore();
   });
   afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await t.cleanup();
   });
 
-  it("reads latest values and old values at their heights", async () => {
-    await commitWrites([
+  it("starts empty at height 0", async () => {
+    expect(t.store.latestHeight).toBe(0);
+    expect(t.store.latestAppHash).toEqual(new Uint8Array());
+    expect(await t.store.get("bank", bytes("a"))).toBeUndefined();
+    expect(await collect(t.store.iterate("bank"))).toEqual([]);
+  });
+
+  it("reads latest values, and old values at their heights after overwrites and deletes", async () => {
+    await commitNext(t.store, [
       ["bank", "a", "1"],
-      ["acc", "a", "other store"],
+      ["auth", "a", "other store"],
     ]);
-    await commitWrites([["bank", "a", "2"]]);
-    await commitWrites([["bank", "a", null]]);
-    await commitWrites([["bank", "b", "x"]]);
-    expect(s(await store.get("bank", b("a")))).toBeUndefined();
-    expect(s(await store.get("bank", b("a"), 1))).toBe("1");
-    expect(s(await store.get("bank", b("a"), 2))).toBe("2");
-    expect(s(await store.get("bank", b("a"), 3))).toBeUndefined();
-    expect(s(await store.get("bank", b("a"), 4))).toBeUndefined();
-    expect(s(await store.get("acc", b("a"), 4))).toBe("other store");
+    await commitNext(t.store, [["bank", "a", "2"]]);
+    await commitNext(t.store, [["bank", "a", null]]);
+    await commitNext(t.store, [["bank", "b", "x"]]);
+    const get = async (store: string, key: string, h?: number) =>
+      text(await t.store.get(store, bytes(key), h));
+    expect(await get("bank", "a")).toBeUndefined();
+    expect(await get("bank", "a", 1)).toBe("1");
+    expect(await get("bank", "a", 2)).toBe("2");
+    expect(await get("bank", "a", 3)).toBeUndefined();
+    expect(await get("bank", "a", 4)).toBeUndefined();
+    expect(await get("bank", "b", 3)).toBeUndefined();
+    expect(await get("bank", "b")).toBe("x");
+    expect(await get("auth", "a")).toBe("other store");
+    expect(await get("auth", "a", 4)).toBe("other store");
+    // Deletion removes the latest entry; the versions keep the history.
+    expect(await t.store.db.get(Uint8Array.of(KEYSPACE.latest))).toBeUndefined();
   });
 
-  it("iterates prefixes at a height, with 0x00 bytes and keys that prefix each other", async () => {
-    const k = (...bytes: number[]) => Uint8Array.from(bytes);
-    const cs = new ChangeSet();
-    for (const key of [k(1), k(1, 0), k(1, 0, 0), k(1, 0xff), k(1, 0, 5), k(2)])
-      cs.set("s", key, b(Buffer.from(key).toString("hex")));
-    await store.commit(1, cs);
-    const later = new ChangeSet();
-    later.set("s", k(1, 0), null);
-    later.set("s", k(1, 0x7f), b("new"));
-    await store.commit(2, later);
-    const at1 = await collect(store.iterate("s", { prefix: k(1), height: 1 }));
-    expect(at1.map(([key]) => key)).toEqual(["01", "0100", "010000", "010005", "01ff"]);
-    const at2 = await collect(store.iterate("s", { prefix: k(1), height: 2 }));
+  it("keeps stores whose names prefix each other apart, and returns plain Uint8Arrays", async () => {
+    await commitNext(t.store, [
+      ["a", "bx", "in a"],
+      ["ab", "x", "in ab"],
+    ]);
+    expect(await collect(t.store.iterate("a"))).toEqual([[hex(bytes("bx")), "in a"]]);
+    expect(await collect(t.store.iterate("ab", { height: 1 }))).toEqual([[hex(bytes("x")), "in ab"]]);
+    expect(await t.store.get("a", bytes("b"))).toBeUndefined();
+    const v = await t.store.get("a", bytes("bx"));
+    expect(Object.getPrototypeOf(v)).toBe(Uint8Array.prototype);
+  });
+
+  it("iterates prefixes and ranges at a height, with 0x00 bytes and keys that prefix each other", async () => {
+    const cs = changeSetOf([]);
+    for (const key of [k(1), k(1, 0), k(1, 0, 0), k(1, 0xff), k(1, 0, 5), k(2), k(0), k(0, 0)])
+      cs.set("s", key, bytes(hex(key)));
+    await t.store.commit(1, cs);
+    const later = changeSetOf([]);
+    later.delete("s", k(1, 0));
+    later.set("s", k(1, 0x7f), bytes("new"));
+    await t.store.commit(2, later);
+    const keys = async (it: AsyncIterable<[Uint8Array, Uint8Array]>) =>
+      (await collect(it)).map(([key]) => key);
+
+    expect(await keys(t.store.iterate("s", { prefix: k(1), height: 1 }))).toEqual([
+      "01",
+      "0100",
+      "010000",
+      "010005",
+      "01ff",
+    ]);
+    const at2 = await collect(t.store.iterate("s", { prefix: k(1), height: 2 }));
     expect(at2.map(([key]) => key)).toEqual(["01", "010000", "010005", "017f", "01ff"]);
-    expect(await collect(store.iterate("s", { prefix: k(1) }))).toEqual(at2);
-    const rev = await collect(store.iterate("s", { prefix: k(1), height: 2, reverse: true }));
-    expect(rev.map(([key]) => key)).toEqual(["01ff", "017f", "010005", "010000", "01"]);
-    expect(await collect(store.iterate("s", { prefix: k(1), reverse: true }))).toEqual(rev);
-    const ranged = await collect(store.iterate("s", { start: k(1, 0), end: k(1, 0x7f), height: 1 }));
-    expect(ranged.map(([key]) => key)).toEqual(["0100", "010000", "010005"]);
+    expect(await collect(t.store.iterate("s", { prefix: k(1) }))).toEqual(at2);
+    const rev = await collect(t.store.iterate("s", { prefix: k(1), height: 2, reverse: true }));
+    expect(rev).toEqual([...at2].reverse());
+    expect(await collect(t.store.iterate("s", { prefix: k(1), reverse: true }))).toEqual(rev);
+    expect(await keys(t.store.iterate("s", { prefix: k(1, 0), height: 1 }))).toEqual([
+      "0100",
+      "010000",
+      "010005",
+    ]);
+    expect(await keys(t.store.iterate("s", { prefix: k(0), height: 2 }))).toEqual(["00", "0000"]);
+    expect(await keys(t.store.iterate("s", { start: k(1, 0), end: k(1, 0x7f), height: 1 }))).toEqual([
+      "0100",
+      "010000",
+      "010005",
+    ]);
+    expect(await keys(t.store.iterate("s", { start: k(1, 0), end: k(1, 0x7f), reverse: true }))).toEqual([
+      "010005",
+      "010000",
+    ]);
+    expect(await keys(t.store.iterate("s", { height: 1 }))).toEqual([
+      "00",
+      "0000",
+      "01",
+      "0100",
+      "010000",
+      "010005",
+      "01ff",
+      "02",
+    ]);
   });
 
-  it("refuses future, zero and pruned heights with typed errors", async () => {
-    await commitWrites([["s", "a", "1"]]);
-    for (const [h, code] of [
-      [5, "FUTURE_HEIGHT"],
-      [0, "INVALID_HEIGHT"],
-      [-1, "INVALID_HEIGHT"],
+  it("answers iteration far behind hot keys, forward and reverse", async () => {
+    for (let h = 1; h <= 30; h++)
+      await commitNext(t.store, [
+        ["s", "hot-a", `a${h}`],
+        ["s", "hot-b", h < 20 ? `b${h}` : null],
+        ...(h === 3 ? [["s", "mid", "m3"] as Write] : []),
+      ]);
+    const at = (h: number, reverse = false) =>
+      collect(t.store.iterate("s", { height: h, reverse })).then((r) => r.map(([, v]) => v));
+    expect(await at(2)).toEqual(["a2", "b2"]);
+    expect(await at(2, true)).toEqual(["b2", "a2"]);
+    expect(await at(5)).toEqual(["a5", "b5", "m3"]);
+    expect(await at(5, true)).toEqual(["m3", "b5", "a5"]);
+    expect(await at(25)).toEqual(["a25", "m3"]);
+    expect(await at(25, true)).toEqual(["m3", "a25"]);
+  });
+
+  it("matches a model of every height under random writes, at every retained height", async () => {
+    await t.reopen({ strategy: "custom", keepRecent: 4, interval: 5 });
+    let seed = 42;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const keyPool = [
+      k(0),
+      k(0, 0),
+      k(1),
+      k(1, 0),
+      k(1, 0, 0),
+      k(1, 0, 1),
+      k(1, 1),
+      k(1, 0xff),
+      k(2),
+      k(0xff),
+    ];
+    const stores = ["a", "ab"];
+    const snapshots: Map<string, Map<string, string>>[] = [new Map(stores.map((s) => [s, new Map()]))];
+    const expectedAt = (h: number, store: string, filter: (key: string) => boolean, reverse: boolean) => {
+      const rows = [...snapshots[h].get(store)!].filter(([key]) => filter(key));
+      rows.sort(([x], [y]) => Buffer.compare(Buffer.from(x, "hex"), Buffer.from(y, "hex")));
+      return reverse ? rows.reverse() : rows;
+    };
+    for (let h = 1; h <= 32; h++) {
+      const next = new Map([...snapshots[h - 1]].map(([s, m]) => [s, new Map(m)]));
+      const cs = changeSetOf([]);
+      for (let i = rand(5); i >= 0; i--) {
+        const store = stores[rand(stores.length)];
+        const key = keyPool[rand(keyPool.length)];
+        if (rand(3) === 0) {
+          cs.delete(store, key);
+          next.get(store)!.delete(hex(key));
+        } else {
+          cs.set(store, key, bytes(`v${h}.${i}`));
+          next.get(store)!.set(hex(key), `v${h}.${i}`);
+        }
+      }
+      await t.store.commit(h, cs);
+      snapshots.push(next);
+      for (let r = t.store.earliestHeight; r <= h; r++) {
+        for (const store of stores) {
+          for (const reverse of [false, true]) {
+            expect(await collect(t.store.iterate(store, { height: r, reverse }))).toEqual(
+              expectedAt(r, store, () => true, reverse),
+            );
+            expect(await collect(t.store.iterate(store, { height: r, reverse, prefix: k(1, 0) }))).toEqual(
+              expectedAt(r, store, (key) => key.startsWith("0100"), reverse),
+            );
+            expect(
+              await collect(t.store.iterate(store, { height: r, reverse, start: k(0, 0), end: k(1, 0, 1) })),
+            ).toEqual(
+              expectedAt(
+                r,
+                store,
+                (key) =>
+                  Buffer.compare(Buffer.from(key, "hex"), k(0, 0)) >= 0 &&
+                  Buffer.compare(Buffer.from(key, "hex"), k(1, 0, 1)) < 0,
+                reverse,
+              ),
+            );
+          }
+          for (const key of keyPool)
+            expect(text(await t.store.get(store, key, r))).toBe(snapshots[r].get(store)!.get(hex(key)));
+        }
+      }
+      for (const store of stores)
+        expect(await collect(t.store.iterate(store))).toEqual(expectedAt(h, store, () => true, false));
+    }
+    expect(t.store.earliestHeight).toBe(27);
+  });
+
+  it("refuses future, zero, negative and pruned heights with typed errors naming the heights", async () => {
+    await commitNext(t.store, [["s", "a", "1"]]);
+    for (const [h, code, msg] of [
+      [5, "FUTURE_HEIGHT", /height 5.*latest height: 1/],
+      [0, "INVALID_HEIGHT", /height 0/],
+      [-1, "INVALID_HEIGHT", /height -1/],
+      [1.5, "INVALID_HEIGHT", /height 1.5/],
     ] as const) {
-      const e = await store.get("s", b("a"), h).catch((x) => x);
+      const e = await t.store.get("s", bytes("a"), h).catch((x) => x);
       expect(e).toBeInstanceOf(StoreHeightError);
       expect(e.code).toBe(code);
+      expect(e.message).toMatch(msg);
+      await expect(collect(t.store.iterate("s", { height: h }))).rejects.toBeInstanceOf(StoreHeightError);
+      expect(() => t.store.view(h)).toThrow(StoreHeightError);
     }
   });
 
-  it("prunes what no retained height needs and nothing else", async () => {
-    await store.close();
-    store = await open({ strategy: "custom", keepRecent: 3, interval: 5 });
-    await commitWrites([
-      ["s", "old", "kept since 1"],
-      ["s", "gone", "x"],
+  it("writes the caller's extra ops in the commit batch and rejects a wrong height", async () => {
+    const extra = Uint8Array.of(0x10, 1);
+    await t.store.commit(1, changeSetOf([["s", "a", "1"]]), [
+      { type: "put", key: extra, value: bytes("block") },
     ]);
-    for (let h = 2; h <= 10; h++)
-      await commitWrites([
-        ["s", "hot", `v${h}`],
-        ...(h === 4 ? [["s", "gone", null] as [string, string, null]] : []),
-      ]);
-    expect(store.earliestHeight).toBe(8);
-    const e = await store.get("s", b("hot"), 7).catch((x) => x);
-    expect(e.code).toBe("PRUNED_HEIGHT");
-    expect(e.message).toMatch(/failed to load state at height 7/);
-    for (let h = 8; h <= 10; h++) expect(s(await store.get("s", b("hot"), h))).toBe(`v${h}`);
-    expect(s(await store.get("s", b("old"), 8))).toBe("kept since 1");
-    expect(s(await store.get("s", b("gone"), 8))).toBeUndefined();
-    expect((await collect(store.iterate("s", { height: 9 }))).map(([, v]) => v)).toEqual([
-      "v9",
-      "kept since 1",
-    ]);
-    // The raw database holds only what reads at 8..10 need: old@1, hot@8, hot@9, hot@10 ("gone" and its tombstone went).
-    let versions = 0;
-    for await (const _ of store.db.keys({
-      gte: Uint8Array.of(KEYSPACE.versions),
-      lt: Uint8Array.of(KEYSPACE.versions + 1),
-    }))
-      versions++;
-    expect(versions).toBe(4);
+    expect(text(await t.store.db.get(extra))).toBe("block");
+    await expect(t.store.commit(3, changeSetOf([]))).rejects.toThrow(
+      /cannot commit height 3.*last committed height is 1/,
+    );
+    await expect(t.store.commit(1, changeSetOf([]))).rejects.toThrow(/cannot commit height 1/);
+    await t.store.commit(2, changeSetOf([]), [{ type: "del", key: extra }]);
+    expect(await t.store.db.get(extra)).toBeUndefined();
+    expect(t.store.latestHeight).toBe(2);
   });
 
-  it("keeps every version with pruning nothing", async () => {
-    for (let h = 1; h <= 12; h++) await commitWrites([["s", "k", `v${h}`]]);
-    expect(store.earliestHeight).toBe(1);
-    expect(s(await store.get("s", b("k"), 1))).toBe("v1");
+  it("resumes height, app hash and earliest height after reopening", async () => {
+    await t.reopen({ strategy: "custom", keepRecent: 2, interval: 10 });
+    let hash: Uint8Array = new Uint8Array();
+    for (let h = 1; h <= 11; h++) hash = await commitNext(t.store, [["s", "k", `v${h}`]]);
+    expect(t.store.latestAppHash).toEqual(hash);
+    await t.reopen();
+    expect(t.store.latestHeight).toBe(11);
+    expect(t.store.latestAppHash).toEqual(hash);
+    expect(t.store.earliestHeight).toBe(9);
+    expect(text(await t.store.get("s", bytes("k"), 9))).toBe("v9");
+    await expect(t.store.get("s", bytes("k"), 8)).rejects.toMatchObject({ code: "PRUNED_HEIGHT" });
   });
 
-  it("computes a deterministic, chained app hash and resumes after reopen", async () => {
-    const one = new ChangeSet();
-    one.set("b", b("y"), b("2"));
-    one.set("a", b("x"), b("1"));
-    one.set("a", b("z"), null);
-    const two = new ChangeSet();
-    two.set("a", b("z"), null);
-    two.set("a", b("x"), b("1"));
-    two.set("b", b("y"), b("2"));
-    const prev = new Uint8Array(32);
-    expect(computeAppHash(prev, one)).toEqual(computeAppHash(prev, two));
-    expect(computeAppHash(new Uint8Array(32).fill(1), one)).not.toEqual(computeAppHash(prev, one));
-    const empty = new ChangeSet();
-    empty.set("a", b("z"), new Uint8Array());
-    const deletion = new ChangeSet();
-    deletion.set("a", b("z"), null);
-    expect(computeAppHash(prev, empty)).not.toEqual(computeAppHash(prev, deletion));
-    const hash = await store.commit(1, one);
-    await expect(store.commit(3, two)).rejects.toThrow(/last committed height is 1/);
-    await store.close();
-    store = await open();
-    expect(store.latestHeight).toBe(1);
-    expect(store.latestAppHash).toEqual(hash);
-  });
-});
-
-describe("pruning options", () => {
-  it("follows the Cosmos strategies and names bad keys", () => {
-    expect(
-      pruningFromAppConfig({ pruning: "default", "pruning-keep-recent": "0", "pruning-interval": "0" }),
-    ).toEqual({ strategy: "default", keepRecent: 362880, interval: 10 });
-    expect(
-      pruningFromAppConfig({ pruning: "everything", "pruning-keep-recent": 0, "pruning-interval": 0 })
-        .keepRecent,
-    ).toBe(2);
-    expect(
-      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "100", "pruning-interval": "7" }),
-    ).toEqual({ strategy: "custom", keepRecent: 100, interval: 7 });
-    expect(() =>
-      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "x", "pruning-interval": "7" }),
-    ).toThrow(/pruning-keep-recent/);
-    expect(() =>
-      pruningFromAppConfig({ pruning: "custom", "pruning-keep-recent": "10", "pruning-interval": "0" }),
-    ).toThrow(/pruning-interval must not be 0/);
-  });
-});
-
-describe("CacheMultiStore", () => {
-  it("branches, merges iteration, discards and writes through", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cache-"));
-    const store = await StateStore.open({ dir, pruning: NOTHING }, { logger: silentLogger });
-    try {
-      const cs = new ChangeSet();
-      for (const k of ["a", "c", "e"]) cs.set("s", b(k), b(k.toUpperCase()));
-      await store.commit(1, cs);
-      const block = new CacheMultiStore(store.view());
-      const tx = block.branch();
-      tx.store("s").set(b("b"), b("B"));
-      tx.store("s").delete(b("c"));
-      tx.store("s").set(b("e"), b("E2"));
-      expect(await collect(tx.store("s").iterate())).toEqual([
-        ["61", "A"],
-        ["62", "B"],
-        ["65", "E2"],
-      ]);
-      expect((await collect(tx.store("s").iterate({ reverse: true }))).map(([, v]) => v)).toEqual([
-        "E2",
-        "B",
-        "A",
-      ]);
-      expect(await collect(block.store("s").iterate())).toEqual([
-        ["61", "A"],
-        ["63", "C"],
-        ["65", "E"],
-      ]);
-      const discarded = block.branch();
-      discarded.store("s").set(b("z"), b("Z"));
-      tx.write();
-      expect(s(await block.store("s").get(b("c")))).toBeUndefined();
-      expect(s(await block.store("s").get(b("z")))).toBeUndefined();
-      const changes = block
-        .changeSet()
-        .entries()
-        .map((c) => [s(c.key), s(c.value ?? undefined) ?? null]);
-      expect(changes).toEqual([
-        ["b", "B"],
-        ["c", null],
-        ["e", "E2"],
-      ]);
-      expect(() => store.view().store("s").set(b("q"), b("Q"))).toThrow(/read-only/);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it("serves read-only views at the latest or a retained height", async () => {
+    await commitNext(t.store, [["s", "a", "1"]]);
+    await commitNext(t.store, [["s", "a", "2"]]);
+    const old = t.store.view(1).store("s");
+    expect(text(await old.get(bytes("a")))).toBe("1");
+    expect(await old.has(bytes("a"))).toBe(true);
+    expect(await old.has(bytes("b"))).toBe(false);
+    expect(await collect(old.iterate({}))).toEqual([[hex(bytes("a")), "1"]]);
+    expect(text(await t.store.view().store("s").get(bytes("a")))).toBe("2");
+    expect(() => t.store.view().store("s").set(bytes("q"), bytes("Q"))).toThrow(/read-only/);
+    expect(() => t.store.view().store("s").delete(bytes("a"))).toThrow(/read-only/);
   });
 });
