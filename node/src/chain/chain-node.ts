@@ -1,8 +1,8 @@
 import type { App } from "../app/app.js";
-import { readAppConfig } from "../config/app-config.js";
-import { readGenesis } from "../config/genesis.js";
+import { type AppConfig, readAppConfig } from "../config/app-config.js";
+import { type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { readNodeConfig } from "../config/node-config.js";
+import { type NodeConfig, readNodeConfig } from "../config/node-config.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
@@ -33,6 +33,9 @@ export class ChainNode {
     readonly mempool: Mempool,
     readonly producer: BlockProducer,
     readonly chainId: string,
+    readonly appConfig: AppConfig,
+    readonly nodeConfig: NodeConfig,
+    readonly genesis: GenesisDoc,
     private readonly logger: Logger,
   ) {}
 
@@ -81,7 +84,19 @@ export class ChainNode {
         if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
         return null;
       };
-      return new ChainNode(layout, store, app, blocks, mempool, producer, genesis.chain_id, deps.logger);
+      return new ChainNode(
+        layout,
+        store,
+        app,
+        blocks,
+        mempool,
+        producer,
+        genesis.chain_id,
+        appConfig,
+        nodeConfig,
+        genesis,
+        deps.logger,
+      );
     } catch (e) {
       await store.close();
       throw e;

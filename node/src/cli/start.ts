@@ -1,6 +1,8 @@
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
+import type { NodeServer } from "../server/node-server.js";
+import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
@@ -30,6 +32,13 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       } catch (e) {
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
+      let servers: NodeServer[];
+      try {
+        servers = await startNodeServers(node, { logger });
+      } catch (e) {
+        await node.close();
+        throw new CliError(`cannot start node: ${(e as Error).message}`);
+      }
       let signalled = false;
       const onSignal = (sig: NodeJS.Signals) => {
         if (signalled) return;
@@ -40,6 +49,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       const reason = await node.run();
+      await closeNodeServers(servers);
       await node.close();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -1,0 +1,29 @@
+import type { ChainNode } from "../chain/chain-node.js";
+import type { Logger } from "../logging/logger.js";
+import type { NodeServer, NodeServerFactory } from "./node-server.js";
+
+/** Every listener `chaind start` runs, in start order. */
+const FACTORIES: NodeServerFactory[] = [
+  // one entry per listener kind
+];
+
+/** Starts the node's listeners; if one fails (port taken), those already started are closed again. */
+export async function startNodeServers(node: ChainNode, deps: { logger: Logger }): Promise<NodeServer[]> {
+  const started: NodeServer[] = [];
+  try {
+    for (const factory of FACTORIES) {
+      const server = await factory(node, deps);
+      if (!server) continue;
+      started.push(server);
+      deps.logger.info(`${server.name} listening`, { address: server.address });
+    }
+  } catch (e) {
+    await closeNodeServers(started);
+    throw e;
+  }
+  return started;
+}
+
+export async function closeNodeServers(servers: readonly NodeServer[]): Promise<void> {
+  await Promise.allSettled([...servers].reverse().map((s) => s.close()));
+}
