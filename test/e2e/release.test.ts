@@ -1,0 +1,69 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { x as extractTar } from "tar";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: plain JS build script without type declarations
+import { buildRelease, goPlatform } from "../../scripts/release.js";
+import { useFreeListenerPorts } from "./helpers/free-listeners.js";
+
+describe("npm run release", () => {
+  let out: string;
+  let unpacked: string;
+  let release: { archive: string; sha256: string; planInfo: string };
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), "release-out-"));
+    unpacked = mkdtempSync(join(tmpdir(), "release-run-"));
+    release = await buildRelease({
+      app: "node/src/cli",
+      version: "9.8.7",
+      out,
+      baseUrl: "http://127.0.0.1:1/releases",
+    });
+    await extractTar({ file: release.archive, cwd: unpacked });
+  });
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(unpacked, { recursive: true, force: true });
+  });
+
+  it("names the archive by version and platform, and lists its sha256 in SHA256SUMS and the plan info", () => {
+    const [os, arch] = goPlatform().split("/");
+    expect(release.archive).toBe(join(out, `chaind-9.8.7-${os}-${arch}.tar.gz`));
+    const digest = createHash("sha256").update(readFileSync(release.archive)).digest("hex");
+    expect(release.sha256).toBe(digest);
+    expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toBe(
+      `${digest}  chaind-9.8.7-${os}-${arch}.tar.gz\n`,
+    );
+    expect(JSON.parse(release.planInfo)).toEqual({
+      binaries: {
+        [goPlatform()]: `http://127.0.0.1:1/releases/chaind-9.8.7-${os}-${arch}.tar.gz?checksum=sha256:${digest}`,
+      },
+    });
+  });
+
+  it("runs from another folder with no node_modules: version, testnet home, blocks", async () => {
+    const bin = join(unpacked, "bin", "chaind");
+    expect(statSync(bin).mode & 0o111).not.toBe(0);
+    const version = await execa(bin, ["version", "--long", "-o", "json"], { cwd: tmpdir() });
+    expect(JSON.parse(version.stdout)).toMatchObject({ name: "chaind", version: "9.8.7" });
+
+    const home = join(unpacked, "home");
+    const made = await execa(
+      bin,
+      ["testnet", "--home", home, "--chain-id", "release-1", "--block-time", "100ms"],
+      {
+        reject: false,
+      },
+    );
+    expect(made.exitCode, made.stderr).toBe(0);
+    useFreeListenerPorts(home);
+    const start = execa(bin, ["start", "--home", home, "--halt-height", "3"], { reject: false, all: true });
+    const done = await start;
+    expect(done.exitCode, done.all).toBe(0);
+    expect(done.all).toMatch(/committed block .*height=3/);
+  });
+});
