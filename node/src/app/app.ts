@@ -10,11 +10,14 @@ import { computeAppHash } from "../store/app-hash.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import type { ChangeSet } from "../store/change-set.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
+import type { AddressCodec } from "./address-codec.js";
+import { rewriteAnyNamespace } from "./any-namespace.js";
 import type { AppModule } from "./app-module.js";
 import { AsyncLock } from "./async-lock.js";
 import { type BlockHeaderInfo, Context } from "./context.js";
 import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
+import { msgSigners } from "./msg-signers.js";
 import { toSdkName } from "./namespace.js";
 import { ServiceRegistrar } from "./service-registrar.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
@@ -35,6 +38,7 @@ export interface AppDeps {
   anteHandler: AnteHandler;
   /** Resolves Any type URLs; holds every module's proto files. */
   types: TypeRegistry;
+  addresses: AddressCodec;
 }
 
 export interface FinalizeBlockRequest {
@@ -69,6 +73,8 @@ export class App {
   /** Genesis writes wait here until the first block, which commits them with its own changes. */
   private genesisState: CacheMultiStore | null = null;
   private pending: { height: number; changes: ChangeSet; appHash: Uint8Array } | null = null;
+  /** The app's protocol version (ABCI app_version), which the upgrade module raises at each upgrade. */
+  appVersion = 0;
 
   constructor(
     readonly opts: AppOptions,
@@ -83,8 +89,15 @@ export class App {
     return this.deps.modules;
   }
 
-  info(): { lastBlockHeight: number; lastBlockAppHash: Uint8Array; version: string; appName: string } {
+  info(): {
+    lastBlockHeight: number;
+    lastBlockAppHash: Uint8Array;
+    version: string;
+    appName: string;
+    appVersion: number;
+  } {
     return {
+      appVersion: this.appVersion,
       lastBlockHeight: this.deps.store.latestHeight,
       lastBlockAppHash: this.deps.store.latestAppHash,
       version: this.opts.version,
@@ -195,7 +208,7 @@ export class App {
 
   /** Answers `/sdk.x.Query/Method` (or `/cosmos.…`) with protobuf bytes, at the latest or a retained height. */
   async query(path: string, data: Uint8Array, height = 0): Promise<QueryResult> {
-    const { name } = toSdkName(path.startsWith("/") ? path.slice(1) : path);
+    const { name, namespace } = toSdkName(path.startsWith("/") ? path.slice(1) : path);
     const method = this.registrar.queries.get(`/${name}`);
     if (!method) throw ChainError.wrap(SdkErrors.UnknownRequest, `no query handler for path ${path}`);
     const latest = this.deps.store.latestHeight;
@@ -225,6 +238,7 @@ export class App {
     };
     const ctx = this.context(new CacheMultiStore(view), block, "query");
     const resp = await method.handler(ctx, req);
+    rewriteAnyNamespace(method.output, resp, namespace, this.types);
     return { value: toBinary(method.output, resp), height: h };
   }
 
@@ -280,10 +294,13 @@ export class App {
         const resp = await route.handler(ctx, m.message);
         const moduleName = m.typeName.split(".")[1] ?? "";
         const action = `/${m.typeName}`;
+        // As Cosmos' baseapp: the first signer is the message's sender, which clients search txs by.
+        const sender = msgSigners(m.desc, m.message, this.deps.addresses)[0] ?? "";
         msgEvents.push({
           type: "message",
           attributes: [
             { key: "action", value: action, index: true },
+            { key: "sender", value: sender, index: true },
             { key: "module", value: moduleName, index: true },
             { key: "msg_index", value: String(i), index: true },
           ],

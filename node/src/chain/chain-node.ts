@@ -7,11 +7,14 @@ import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
 import { Mempool } from "../consensus/mempool.js";
+import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import type { Logger } from "../logging/logger.js";
 import { pruningFromAppConfig } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { AppDefinition } from "./app-definition.js";
 import { createApp } from "./standard-app.js";
+import { registerTendermintService } from "./tendermint-service.js";
+import { registerTxService } from "./tx-service.js";
 
 /** CometBFT's block protocol version, reported in block headers. */
 const BLOCK_PROTOCOL = 11;
@@ -36,6 +39,7 @@ export class ChainNode {
     readonly appConfig: AppConfig,
     readonly nodeConfig: NodeConfig,
     readonly genesis: GenesisDoc,
+    readonly signer: ValidatorSigner,
     private readonly logger: Logger,
   ) {}
 
@@ -84,7 +88,7 @@ export class ChainNode {
         if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
         return null;
       };
-      return new ChainNode(
+      const node = new ChainNode(
         layout,
         store,
         app,
@@ -95,12 +99,21 @@ export class ChainNode {
         appConfig,
         nodeConfig,
         genesis,
+        signer,
         deps.logger,
       );
+      registerTxService(app.registrar, { app, blocks, mempool, producer });
+      registerTendermintService(app.registrar, node, assembly.keepers.addresses);
+      return node;
     } catch (e) {
       await store.close();
       throw e;
     }
+  }
+
+  /** The embedded validator's voting power, as RPC reports it. */
+  votingPower(): bigint {
+    return 1n;
   }
 
   /** Produces blocks until stopped or halted; settles with the reason. */

@@ -83,5 +83,11 @@ export function assembleStandardApp(
 
 /** The App over an opened state store. */
 export function createApp(a: AppAssembly, deps: { store: StateStore; logger: Logger }): App {
-  return new App(a.opts, { ...deps, modules: a.modules, anteHandler: a.anteHandler, types: a.types });
+  return new App(a.opts, {
+    ...deps,
+    modules: a.modules,
+    anteHandler: a.anteHandler,
+    types: a.types,
+    addresses: a.keepers.addresses,
+  });
 }

@@ -11,7 +11,32 @@ export interface TxLocation {
   index: number;
 }
 
-const { blocks, blockMetas, blockHashes, results, txIndex } = BLOCK_STORE_KEYSPACES;
+const { blocks, blockMetas, blockHashes, results, txIndex, txEvents } = BLOCK_STORE_KEYSPACES;
+const utf8 = new TextEncoder();
+
+/** The event-index prefix of one `type.key = value` pair; NUL bytes never occur inside either part. */
+function eventPrefix(compositeKey: string, value: string): Uint8Array {
+  const k = utf8.encode(compositeKey);
+  const v = utf8.encode(value);
+  const out = new Uint8Array(1 + k.length + 1 + v.length + 1);
+  out[0] = txEvents;
+  out.set(k, 1);
+  out.set(v, k.length + 2);
+  return out;
+}
+
+function location(height: number, index: number): Uint8Array {
+  const loc = new Uint8Array(12);
+  const view = new DataView(loc.buffer);
+  view.setBigUint64(0, BigInt(height));
+  view.setUint32(8, index);
+  return loc;
+}
+
+function readLocation(b: Uint8Array, at = 0): TxLocation {
+  const view = new DataView(b.buffer, b.byteOffset + at, 12);
+  return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+}
 
 function heightKey(prefix: number, height: number): Uint8Array {
   const k = new Uint8Array(9);
@@ -48,11 +73,22 @@ export class BlockStore {
       { type: "put", key: heightKey(results, h), value: encodeBlockResults(res) },
     ];
     txHashes.forEach((hash, index) => {
-      const loc = new Uint8Array(12);
-      const view = new DataView(loc.buffer);
-      view.setBigUint64(0, BigInt(h));
-      view.setUint32(8, index);
-      ops.push({ type: "put", key: hashKey(txIndex, hash), value: loc });
+      ops.push({ type: "put", key: hashKey(txIndex, hash), value: location(h, index) });
+      const seen = new Set<string>();
+      for (const e of res.txResults[index]?.events ?? []) {
+        for (const a of e.attributes) {
+          const composite = `${e.type}.${a.key}`;
+          if (!a.index || composite.includes("\0") || a.value.includes("\0")) continue;
+          const id = `${composite}\0${a.value}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const prefix = eventPrefix(composite, a.value);
+          const key = new Uint8Array(prefix.length + 12);
+          key.set(prefix);
+          key.set(location(h, index), prefix.length);
+          ops.push({ type: "put", key, value: new Uint8Array() });
+        }
+      }
     });
     return ops;
   }
@@ -84,8 +120,16 @@ export class BlockStore {
 
   async txLocation(hash: Uint8Array): Promise<TxLocation | undefined> {
     const v = await this.raw(hashKey(txIndex, hash));
-    if (!v) return undefined;
-    const view = new DataView(v.buffer, v.byteOffset, 12);
-    return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+    return v && readLocation(v);
+  }
+
+  /** Every committed tx with an indexed event attribute `type.key` equal to `value`, oldest first. */
+  async *txsWithEvent(compositeKey: string, value: string): AsyncIterable<TxLocation> {
+    const prefix = eventPrefix(compositeKey, value);
+    const end = Uint8Array.from(prefix);
+    end[end.length - 1] = 0x01;
+    for await (const k of this.store.db.keys({ gte: prefix, lt: end })) {
+      if (k.length === prefix.length + 12) yield readLocation(k, prefix.length);
+    }
   }
 }

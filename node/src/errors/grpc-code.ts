@@ -18,3 +18,27 @@ export enum GrpcCode {
   DATA_LOSS = 15,
   UNAUTHENTICATED = 16,
 }
+
+/** Go's name of a code, as grpc-go prints it in `rpc error: code = NotFound desc = …`. */
+export function grpcCodeName(code: GrpcCode): string {
+  const names = [
+    "OK",
+    "Canceled",
+    "Unknown",
+    "InvalidArgument",
+    "DeadlineExceeded",
+    "NotFound",
+    "AlreadyExists",
+    "PermissionDenied",
+    "ResourceExhausted",
+    "FailedPrecondition",
+    "Aborted",
+    "OutOfRange",
+    "Unimplemented",
+    "Internal",
+    "Unavailable",
+    "DataLoss",
+    "Unauthenticated",
+  ];
+  return names[code] ?? `Code(${code})`;
+}

@@ -32,4 +32,6 @@ export const BLOCK_STORE_KEYSPACES = {
   results: 0x13,
   /** 0x14 | tx hash -> height (8 bytes) | index (4 bytes) */
   txIndex: 0x14,
+  /** 0x15 | "type.key" 0x00 | value 0x00 | height (8) | index (4) -> empty: indexed tx event attributes */
+  txEvents: 0x15,
 } as const;

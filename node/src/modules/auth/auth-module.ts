@@ -8,6 +8,7 @@ import { file_sdk_auth_v1beta1_auth } from "../../gen/sdk/auth/v1beta1/auth_pb.j
 import { type GenesisState, GenesisStateSchema } from "../../gen/sdk/auth/v1beta1/genesis_pb.js";
 import { file_sdk_auth_v1beta1_query, Query } from "../../gen/sdk/auth/v1beta1/query_pb.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
+import { FEE_COLLECTOR } from "./ante-handler.js";
 import { authQueryServer } from "./auth-query-server.js";
 
 /** Accounts and their numbers, sequences and public keys. */
@@ -62,6 +63,9 @@ export class AuthModule implements AppModule {
       acc.base.accountNumber = await this.keeper.nextAccountNumber(ctx);
       this.keeper.setAccount(ctx, acc);
     }
+    // As Cosmos' auth genesis: the fee collector exists from the start, so the first tx's fee does not pay for
+    // creating it (and fee-less gas simulation does not undershoot).
+    await this.keeper.moduleAccount(ctx, FEE_COLLECTOR);
   }
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {

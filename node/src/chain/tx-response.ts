@@ -1,0 +1,70 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
+import { sha256 } from "@noble/hashes/sha2.js";
+import type { AbciEvent } from "../app/events.js";
+import type { TxResult } from "../app/tx-result.js";
+import type { BlockStore } from "../consensus/block-store.js";
+import { type TxResponse, TxResponseSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
+import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { rfc3339 } from "../server/rpc/comet-json.js";
+
+const hexUpper = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
+
+export function eventsProto(events: readonly AbciEvent[]) {
+  return events.map((e) => ({
+    type: e.type,
+    attributes: e.attributes.map((a) => ({ key: a.key, value: a.value, index: a.index })),
+  }));
+}
+
+/** The decoded Tx of raw bytes (bodies and auth infos unpacked from TxRaw). */
+export function txOfRaw(bytes: Uint8Array): Tx {
+  const raw = fromBinary(TxRawSchema, bytes);
+  return create(TxSchema, {
+    body: fromBinary(TxBodySchema, raw.bodyBytes),
+    authInfo: fromBinary(AuthInfoSchema, raw.authInfoBytes),
+    signatures: raw.signatures,
+  });
+}
+
+/** The Cosmos TxResponse of a tx: a CheckTx answer (height 0) or a committed one with its block time. */
+export function txResponse(
+  bytes: Uint8Array,
+  result: TxResult,
+  committed?: { height: number; time: string },
+): TxResponse {
+  let tx: Any | undefined;
+  try {
+    // Cosmos puts the decoded Tx (not the TxRaw) in TxResponse.tx.
+    tx = create(AnySchema, { typeUrl: "/sdk.tx.v1beta1.Tx", value: toBinary(TxSchema, txOfRaw(bytes)) });
+  } catch {
+    tx = undefined;
+  }
+  return create(TxResponseSchema, {
+    height: BigInt(committed?.height ?? 0),
+    txhash: hexUpper(sha256(bytes)),
+    codespace: result.codespace,
+    code: result.code,
+    data: hexUpper(result.data),
+    rawLog: result.log,
+    info: result.info,
+    gasWanted: result.gasWanted,
+    gasUsed: result.gasUsed,
+    tx,
+    timestamp: committed?.time ?? "",
+    events: eventsProto(result.events),
+  });
+}
+
+/** The committed TxResponse of the tx at a block position, from the block store. */
+export async function committedTxResponse(
+  blocks: BlockStore,
+  height: number,
+  index: number,
+): Promise<TxResponse | undefined> {
+  const [block, results] = await Promise.all([blocks.block(height), blocks.results(height)]);
+  const bytes = block?.data?.txs[index];
+  const result = results?.txResults[index];
+  if (!bytes || !result) return undefined;
+  return txResponse(bytes, result, { height, time: rfc3339(block?.header?.time) });
+}

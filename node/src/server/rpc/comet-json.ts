@@ -1,0 +1,100 @@
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { AbciEvent } from "../../app/events.js";
+import type { TxResult } from "../../app/tx-result.js";
+import type { Block } from "../../gen/tendermint/types/block_pb.js";
+import type { BlockID, BlockMeta, Commit, Header } from "../../gen/tendermint/types/types_pb.js";
+
+/** CometBFT's JSON: hashes as upper-case hex, bytes as base64, 64-bit integers as strings. */
+export const hexUpper = (b: Uint8Array | undefined) =>
+  Buffer.from(b ?? [])
+    .toString("hex")
+    .toUpperCase();
+export const base64 = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("base64");
+
+/** RFC 3339 with nanoseconds, trailing zeros trimmed, as Go prints time.Time. */
+export function rfc3339(ts: Timestamp | undefined): string {
+  const seconds = Number(ts?.seconds ?? 0n);
+  const nanos = ts?.nanos ?? 0;
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  const frac = nanos ? `.${String(nanos).padStart(9, "0").replace(/0+$/, "")}` : "";
+  return `${base}${frac}Z`;
+}
+
+export function blockIdJson(id: BlockID | undefined) {
+  return {
+    hash: hexUpper(id?.hash),
+    parts: { total: id?.partSetHeader?.total ?? 0, hash: hexUpper(id?.partSetHeader?.hash) },
+  };
+}
+
+export function headerJson(h: Header | undefined) {
+  return {
+    version: { block: String(h?.version?.block ?? 0n), app: String(h?.version?.app ?? 0n) },
+    chain_id: h?.chainId ?? "",
+    height: String(h?.height ?? 0n),
+    time: rfc3339(h?.time),
+    last_block_id: blockIdJson(h?.lastBlockId),
+    last_commit_hash: hexUpper(h?.lastCommitHash),
+    data_hash: hexUpper(h?.dataHash),
+    validators_hash: hexUpper(h?.validatorsHash),
+    next_validators_hash: hexUpper(h?.nextValidatorsHash),
+    consensus_hash: hexUpper(h?.consensusHash),
+    app_hash: hexUpper(h?.appHash),
+    last_results_hash: hexUpper(h?.lastResultsHash),
+    evidence_hash: hexUpper(h?.evidenceHash),
+    proposer_address: hexUpper(h?.proposerAddress),
+  };
+}
+
+function commitJson(c: Commit | undefined) {
+  return {
+    height: String(c?.height ?? 0n),
+    round: c?.round ?? 0,
+    block_id: blockIdJson(c?.blockId),
+    signatures: (c?.signatures ?? []).map((s) => ({
+      block_id_flag: s.blockIdFlag,
+      validator_address: hexUpper(s.validatorAddress),
+      timestamp: rfc3339(s.timestamp),
+      signature: base64(s.signature),
+    })),
+  };
+}
+
+export function blockJson(b: Block) {
+  return {
+    header: headerJson(b.header),
+    data: { txs: (b.data?.txs ?? []).map(base64) },
+    evidence: { evidence: [] },
+    last_commit: commitJson(b.lastCommit),
+  };
+}
+
+export function blockMetaJson(m: BlockMeta) {
+  return {
+    block_id: blockIdJson(m.blockId),
+    block_size: String(m.blockSize),
+    header: headerJson(m.header),
+    num_txs: String(m.numTxs),
+  };
+}
+
+export function eventsJson(events: readonly AbciEvent[]) {
+  return events.map((e) => ({
+    type: e.type,
+    attributes: e.attributes.map((a) => ({ key: a.key, value: a.value, index: a.index })),
+  }));
+}
+
+/** ExecTxResult / ResponseCheckTx as CometBFT 0.38 prints it (code a JSON number, gas as strings). */
+export function txResultJson(r: TxResult) {
+  return {
+    code: r.code,
+    data: base64(r.data),
+    log: r.log,
+    info: r.info,
+    gas_wanted: String(r.gasWanted),
+    gas_used: String(r.gasUsed),
+    events: eventsJson(r.events),
+    codespace: r.codespace,
+  };
+}

@@ -1,0 +1,202 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../../logging/logger.js";
+
+/** A JSON-RPC error with its code (-32602 bad params, -32603 internal, …) and a detail for `data`. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data = "",
+  ) {
+    super(message);
+  }
+
+  static invalidParams(detail: string): JsonRpcError {
+    return new JsonRpcError(-32602, "Invalid params", detail);
+  }
+
+  static internal(detail: string): JsonRpcError {
+    return new JsonRpcError(-32603, "Internal error", detail);
+  }
+}
+
+export type RpcParams = Record<string, unknown>;
+
+export interface RpcMethod {
+  /** Parameter names in order, so positional arrays map onto them. */
+  params: readonly string[];
+  run(params: RpcParams): Promise<unknown>;
+}
+
+export interface JsonRpcServerOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  /** Time a client has to send its whole request. */
+  readTimeoutMs: number;
+}
+
+type RpcId = string | number | null;
+
+/**
+ * CometBFT-style JSON-RPC 2.0 over HTTP: POST to the root (a single call or a batch) and the URI form
+ * `GET /<method>?name=value`. Every failure becomes a JSON-RPC error; nothing a client sends can crash it.
+ */
+export class JsonRpcServer {
+  private constructor(
+    private readonly server: Server,
+    readonly address: string,
+  ) {}
+
+  static async start(
+    opts: JsonRpcServerOptions,
+    methods: ReadonlyMap<string, RpcMethod>,
+    deps: { logger: Logger },
+  ): Promise<JsonRpcServer> {
+    const server = createServer(
+      { requestTimeout: opts.readTimeoutMs, headersTimeout: opts.readTimeoutMs },
+      (req, res) => {
+        void handle(req, res, opts, methods, deps.logger);
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const a = server.address() as AddressInfo;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return new JsonRpcServer(server, `http://${host}:${a.port}`);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function errorBody(id: RpcId, e: JsonRpcError) {
+  return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function call(
+  methods: ReadonlyMap<string, RpcMethod>,
+  name: unknown,
+  params: unknown,
+  logger: Logger,
+): Promise<unknown> {
+  const method = typeof name === "string" ? methods.get(name) : undefined;
+  if (!method) throw new JsonRpcError(-32601, "Method not found", `unknown method ${JSON.stringify(name)}`);
+  let named: RpcParams;
+  if (params === undefined || params === null) named = {};
+  else if (Array.isArray(params)) named = Object.fromEntries(method.params.map((p, i) => [p, params[i]]));
+  else if (typeof params === "object") named = params as RpcParams;
+  else throw JsonRpcError.invalidParams("params must be an object or an array");
+  try {
+    return await method.run(named);
+  } catch (e) {
+    if (e instanceof JsonRpcError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    logger.debug("rpc call failed", { method: name as string, err: msg });
+    throw JsonRpcError.internal(msg);
+  }
+}
+
+async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger: Logger): Promise<unknown> {
+  const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
+  const id: RpcId = m && (typeof m.id === "string" || typeof m.id === "number") ? m.id : null;
+  if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
+    return errorBody(
+      id,
+      new JsonRpcError(-32600, "Invalid Request", 'expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")'),
+    );
+  try {
+    return { jsonrpc: "2.0", id, result: await call(methods, m.method, m.params, logger) };
+  } catch (e) {
+    return errorBody(id, e as JsonRpcError);
+  }
+}
+
+/** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
+function uriParams(search: URLSearchParams): RpcParams {
+  const out: RpcParams = {};
+  for (const [k, raw] of search) {
+    out[k] = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  }
+  return out;
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: JsonRpcServerOptions,
+  methods: ReadonlyMap<string, RpcMethod>,
+  logger: Logger,
+): Promise<void> {
+  try {
+    if (req.method === "GET") {
+      const url = new URL(req.url ?? "/", "http://rpc");
+      const name = url.pathname.slice(1);
+      if (!name) {
+        send(res, 200, { jsonrpc: "2.0", id: -1, result: { methods: [...methods.keys()].sort() } });
+        return;
+      }
+      try {
+        const result = await call(methods, name, uriParams(url.searchParams), logger);
+        send(res, 200, { jsonrpc: "2.0", id: -1, result });
+      } catch (e) {
+        const err = e as JsonRpcError;
+        send(res, err.code === -32601 ? 404 : err.code === -32603 ? 500 : 400, errorBody(-1, err));
+      }
+      return;
+    }
+    if (req.method !== "POST") {
+      send(res, 405, errorBody(null, new JsonRpcError(-32600, "Invalid Request", "use POST or GET")));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, opts.maxBodyBytes));
+    } catch (e) {
+      if (e instanceof JsonRpcError) {
+        send(res, 413, errorBody(null, e));
+        return;
+      }
+      send(res, 200, errorBody(null, new JsonRpcError(-32700, "Parse error", (e as Error).message)));
+      return;
+    }
+    if (Array.isArray(body)) {
+      if (body.length === 0) {
+        send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", "empty batch")));
+        return;
+      }
+      send(res, 200, await Promise.all(body.map((m) => one(methods, m, logger))));
+      return;
+    }
+    send(res, 200, await one(methods, body, logger));
+  } catch (e) {
+    logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
+    if (!res.headersSent) send(res, 500, errorBody(null, JsonRpcError.internal("unexpected failure")));
+    else res.destroy();
+  }
+}
