@@ -61,9 +61,16 @@ export function makeTestHome(
       chainId,
       bech32Prefix: "sdk",
       overwrite: false,
-      tuneApp: opts.tuneApp,
+      tuneApp: (c) => {
+        c.api.address = "tcp://127.0.0.1:0";
+        c.grpc.address = "127.0.0.1:0";
+        c.telemetry.address = "127.0.0.1:0";
+        opts.tuneApp?.(c);
+      },
       tuneNode: (c) => {
         c.consensus.timeoutCommitMs = 100;
+        // Tests run in parallel: every listener takes a port the OS picks and logs it.
+        c.rpc.laddr = "tcp://127.0.0.1:0";
         opts.tuneNode?.(c);
       },
     },
