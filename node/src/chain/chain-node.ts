@@ -9,6 +9,7 @@ import { BlockStore } from "../consensus/block-store.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import type { Logger } from "../logging/logger.js";
+import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
 import { pruningFromAppConfig } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { AppDefinition } from "./app-definition.js";
@@ -24,6 +25,8 @@ export interface ChainNodeOptions {
   definition: AppDefinition;
   /** Overrides of app.toml, as `chaind start` flags give them. */
   haltHeight?: number;
+  /** Plan heights whose upgrade this node skips (`--unsafe-skip-upgrades`). */
+  skipUpgradeHeights?: readonly number[];
 }
 
 /** A running node: state, app, mempool and the block producer, assembled from a home folder. */
@@ -59,12 +62,21 @@ export class ChainNode {
       { logger: deps.logger.child("store") },
     );
     try {
+      let app: App | undefined;
       const assembly = opts.definition.assemble({
         chainId: genesis.chain_id,
         bech32Prefix: genesis.bech32_prefix ?? "sdk",
         minGasPrices: appConfig.minimumGasPrices,
+        upgrade: {
+          dataDir: layout.dataDir,
+          skipHeights: opts.skipUpgradeHeights ?? [],
+          onProtocolVersion: (v) => {
+            if (app) app.appVersion = Number(v);
+          },
+        },
       });
-      const app = createApp(assembly, { store, logger: deps.logger.child("app") });
+      app = createApp(assembly, { store, logger: deps.logger.child("app") });
+      if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
       if (store.latestHeight === 0) await app.initChain(genesis);
       const blocks = new BlockStore(store);
       const mempool = new Mempool(nodeConfig.mempool, { app });
@@ -76,7 +88,7 @@ export class ChainNode {
           maxBlockTxs: nodeConfig.consensus.maxBlockTxs,
           maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
           blockProtocol: BLOCK_PROTOCOL,
-          appProtocol: () => 0,
+          appProtocol: () => app.appVersion,
         },
         { app, blocks, mempool, signer, logger: deps.logger.child("consensus") },
       );

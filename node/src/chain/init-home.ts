@@ -26,7 +26,7 @@ export class HomeExistsError extends Error {
 export function initHome(
   opts: InitHomeOptions,
   def: AppDefinition,
-): { layout: HomeLayout; genesis: GenesisDoc; validatorAddress: string } {
+): { layout: HomeLayout; genesis: GenesisDoc; validatorAddress: string; validatorPubKey: Uint8Array } {
   const layout = new HomeLayout(opts.home);
   if (existsSync(layout.genesisJson) && !opts.overwrite) {
     throw new HomeExistsError(
@@ -63,5 +63,10 @@ export function initHome(
     consensus: { params: defaultConsensusParams() },
   };
   writeGenesis(layout.genesisJson, genesis);
-  return { layout, genesis, validatorAddress: Buffer.from(signer.address).toString("hex").toUpperCase() };
+  return {
+    layout,
+    genesis,
+    validatorAddress: Buffer.from(signer.address).toString("hex").toUpperCase(),
+    validatorPubKey: signer.pubKey,
+  };
 }

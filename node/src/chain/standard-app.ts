@@ -13,6 +13,13 @@ import { type AnteHandler, createAnteHandler, FEE_COLLECTOR } from "../modules/a
 import { AuthModule } from "../modules/auth/auth-module.js";
 import { BankKeeper } from "../modules/bank/bank-keeper.js";
 import { BankModule } from "../modules/bank/bank-module.js";
+import { GovKeeper } from "../modules/gov/gov-keeper.js";
+import { GovModule } from "../modules/gov/gov-module.js";
+import { BONDED_POOL, NOT_BONDED_POOL, StakingKeeper } from "../modules/staking/staking-keeper.js";
+import { StakingModule } from "../modules/staking/staking-module.js";
+import type { UpgradeRegistry } from "../modules/upgrade/upgrade-handlers.js";
+import { UpgradeKeeper } from "../modules/upgrade/upgrade-keeper.js";
+import { UpgradeModule } from "../modules/upgrade/upgrade-module.js";
 import type { StateStore } from "../store/state-store.js";
 
 export interface StandardAppOptions {
@@ -21,6 +28,8 @@ export interface StandardAppOptions {
   chainId: string;
   bech32Prefix: string;
   minGasPrices: string;
+  /** Where a halting binary writes upgrade-info.json, and which plan heights to skip (a running node only). */
+  upgrade?: { dataDir: string; skipHeights: readonly number[]; onProtocolVersion?: (v: bigint) => void };
 }
 
 /** The keepers an app definition may hand to its own modules. */
@@ -29,12 +38,13 @@ export interface StandardKeepers {
   types: TypeRegistry;
   accounts: AccountKeeper;
   bank: BankKeeper;
+  staking: StakingKeeper;
   /** The gov module account's address: the authority of privileged messages. */
   authority: string;
 }
 
 /** Module accounts of the standard modules. */
-export const MODULE_ACCOUNTS = [FEE_COLLECTOR, "gov"];
+export const MODULE_ACCOUNTS = [FEE_COLLECTOR, "gov", BONDED_POOL, NOT_BONDED_POOL];
 
 /** Everything an App is made of except its state: built before the store opens (init, genesis checks). */
 export interface AppAssembly {
@@ -46,11 +56,13 @@ export interface AppAssembly {
 }
 
 /**
- * Wires the standard modules (auth, bank). `extend` lets an app definition (a fixture version, a future chain)
- * add its own modules after the standard ones.
+ * Wires the standard modules (auth, bank, staking, gov, upgrade). `upgrades` are the binary's upgrade
+ * handlers and store upgrades; `extend` lets an app definition (a fixture version, a future chain) add its own
+ * modules after the standard ones.
  */
 export function assembleStandardApp(
   opts: StandardAppOptions,
+  upgrades: UpgradeRegistry = { handlers: {} },
   extend: (k: StandardKeepers) => AppModule[] = () => [],
 ): AppAssembly {
   const addresses = new AddressCodec(opts.bech32Prefix);
@@ -64,13 +76,27 @@ export function assembleStandardApp(
   const accounts = new AccountKeeper(addresses, types);
   const bank = new BankKeeper(accounts);
   const authority = addresses.toString(moduleAddress("gov"));
-  const keepers: StandardKeepers = { addresses, types, accounts, bank, authority };
+  const staking = new StakingKeeper(addresses, new AddressCodec(`${opts.bech32Prefix}valoper`), bank);
+  const keepers: StandardKeepers = { addresses, types, accounts, bank, staking, authority };
   const blocked = new Set(MODULE_ACCOUNTS.map((n) => addresses.toString(moduleAddress(n))));
-  const modules: AppModule[] = [
+  const modules: AppModule[] = [];
+  const upgrade = new UpgradeModule(new UpgradeKeeper(), {
+    authority,
+    registry: upgrades,
+    dataDir: opts.upgrade?.dataDir,
+    skipHeights: new Set(opts.upgrade?.skipHeights ?? []),
+    modules: () => modules,
+    onProtocolVersion: opts.upgrade?.onProtocolVersion,
+  });
+  modules.push(
+    // The upgrade module goes first: its PreBlock decides whether the block runs at all.
+    upgrade,
     new AuthModule(accounts, types, () => MODULE_ACCOUNTS),
     new BankModule(bank, accounts, { blocked, authority }),
+    new StakingModule(staking, bank, accounts, types),
+    new GovModule(new GovKeeper(addresses, bank), staking, accounts, types, authority),
     ...extend(keepers),
-  ];
+  );
   for (const m of modules) types.add(m.protoFiles);
   return {
     opts: { name: opts.name, version: opts.version, chainId: opts.chainId },

@@ -21,7 +21,7 @@ describe("home commands", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ moniker: "node0", chain_id: "cli-chain" });
     const genesis = JSON.parse(readFileSync(join(home, "config/genesis.json"), "utf8"));
     expect(genesis.chain_id).toBe("cli-chain");
-    expect(Object.keys(genesis.app_state)).toEqual(["auth", "bank"]);
+    expect(Object.keys(genesis.app_state)).toEqual(["upgrade", "auth", "bank", "staking", "gov"]);
     for (const f of ["app.toml", "config.toml", "client.toml", "priv_validator_key.json"]) {
       expect(readFileSync(join(home, "config", f), "utf8").length).toBeGreaterThan(0);
     }

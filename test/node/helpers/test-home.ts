@@ -7,6 +7,7 @@ import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { Coins } from "../../../node/src/app/coins.js";
 import { type AppDefinition, standardAppDefinition } from "../../../node/src/chain/app-definition.js";
 import { addGenesisAccount } from "../../../node/src/chain/genesis-accounts.js";
+import { addGenesisValidator, setGovPeriods } from "../../../node/src/chain/genesis-validators.js";
 import { initHome } from "../../../node/src/chain/init-home.js";
 import type { DirectSigner } from "../../../node/src/client/direct-signing.js";
 import type { AppConfig } from "../../../node/src/config/app-config.js";
@@ -50,11 +51,15 @@ export function makeTestHome(
     tuneApp?: (c: AppConfig) => void;
     tuneNode?: (c: NodeConfig) => void;
     definition?: AppDefinition;
+    /** Makes this account the bonded validator (self-delegating `stake`), so its votes carry the chain. */
+    validator?: { account: TestAccount; stake: bigint };
+    /** Short governance periods, e.g. 1500 ms, with a minimum deposit of 1000stake. */
+    govPeriodMs?: number;
   } = {},
 ): { home: string; chainId: string; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), "chaind-test-"));
   const chainId = opts.chainId ?? "test-chain";
-  const { layout, genesis } = initHome(
+  const { layout, genesis, validatorPubKey } = initHome(
     {
       home,
       moniker: "test",
@@ -78,6 +83,19 @@ export function makeTestHome(
   );
   for (const a of opts.accounts ?? [])
     addGenesisAccount(genesis, a.account.address, Coins.parse(a.coins), false);
+  if (opts.validator)
+    addGenesisValidator(genesis, {
+      operator: opts.validator.account.address,
+      consensusPubKey: validatorPubKey,
+      moniker: "test",
+      amount: opts.validator.stake,
+    });
+  if (opts.govPeriodMs)
+    setGovPeriods(genesis, {
+      votingPeriodMs: opts.govPeriodMs,
+      depositPeriodMs: opts.govPeriodMs,
+      minDeposit: "1000stake",
+    });
   writeGenesis(layout.genesisJson, genesis);
   return { home, chainId, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }

@@ -148,6 +148,11 @@ export class BankKeeper {
     await this.sendCoins(ctx, moduleAddress(moduleName), to, coins);
   }
 
+  async sendCoinsFromModuleToModule(ctx: Context, from: string, to: string, coins: Coins): Promise<void> {
+    await this.accounts.moduleAccount(ctx, to);
+    await this.sendCoins(ctx, moduleAddress(from), moduleAddress(to), coins);
+  }
+
   async mintCoins(ctx: Context, moduleName: string, coins: Coins): Promise<void> {
     await this.accounts.moduleAccount(ctx, moduleName);
     await this.addCoins(ctx, moduleAddress(moduleName), coins);

@@ -1,0 +1,22 @@
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
+
+/** Cosmos' LegacyDec: a fixed-point decimal with 18 places, held as a bigint scaled by 10^18. */
+export const DEC_ONE = 10n ** 18n;
+
+export function parseDec(text: string, what = "decimal"): bigint {
+  const m = /^(-?)(\d+)(?:\.(\d{1,18}))?$/.exec(text.trim());
+  if (!m) throw ChainError.wrap(SdkErrors.InvalidRequest, `invalid ${what} ${JSON.stringify(text)}`);
+  const v = BigInt(m[2]) * DEC_ONE + BigInt((m[3] ?? "").padEnd(18, "0") || "0");
+  return m[1] ? -v : v;
+}
+
+/** Always with 18 decimals, as Cosmos prints Dec values ("0.334000000000000000"). */
+export function formatDec(v: bigint): string {
+  const neg = v < 0n;
+  const a = neg ? -v : v;
+  return `${neg ? "-" : ""}${a / DEC_ONE}.${(a % DEC_ONE).toString().padStart(18, "0")}`;
+}
+
+/** An integer amount as a Dec. */
+export const decFromInt = (n: bigint) => n * DEC_ONE;

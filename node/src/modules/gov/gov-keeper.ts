@@ -1,0 +1,245 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import type { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { formatDec } from "../../app/dec.js";
+import { ChainError, type ErrorDef } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
+import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+import {
+  type Deposit,
+  DepositSchema,
+  type Params,
+  ParamsSchema,
+  type Proposal,
+  ProposalSchema,
+  type Vote,
+  VoteSchema,
+} from "../../gen/sdk/gov/v1/gov_pb.js";
+import type { BankKeeper } from "../bank/bank-keeper.js";
+
+export const GOV_STORE = "gov";
+export const GOV_MODULE = "gov";
+
+/** Cosmos gov v1 key prefixes. */
+export const GovKeys = {
+  proposal: 0x00,
+  /** 0x01 | voting end (ms, 8 bytes) | id (8 bytes): proposals in their voting period */
+  activeQueue: 0x01,
+  /** 0x02 | deposit end (ms, 8 bytes) | id (8 bytes): proposals still collecting deposits */
+  inactiveQueue: 0x02,
+  nextId: 0x03,
+  deposit: 0x10,
+  vote: 0x20,
+  params: 0x30,
+} as const;
+
+const def = (code: number, desc: string, grpc = GrpcCode.INVALID_ARGUMENT): ErrorDef => ({
+  codespace: "gov",
+  code,
+  desc,
+  grpc,
+});
+
+/** gov's registered errors (Cosmos codes). */
+export const GovErrors = {
+  UnknownProposal: def(2, "unknown proposal", GrpcCode.NOT_FOUND),
+  InactiveProposal: def(3, "inactive proposal"),
+  InvalidProposalContent: def(5, "invalid proposal content"),
+  InvalidVote: def(7, "invalid vote option"),
+  NoProposalMsgs: def(11, "no messages proposed"),
+  InvalidProposalMsg: def(12, "invalid proposal message"),
+  InvalidSigner: def(13, "expected gov account as only signer for proposal message"),
+  MetadataTooLong: def(15, "metadata too long"),
+  MinDepositTooSmall: def(16, "minimum deposit is too small"),
+  UnroutableProposalMsg: def(10, "proposal message not recognized by router"),
+};
+
+export const govError = (d: ErrorDef, detail?: string) => ChainError.wrap(d, detail);
+
+export function defaultGovParams(): Params {
+  return create(ParamsSchema, {
+    minDeposit: [{ denom: "stake", amount: "10000000" }],
+    maxDepositPeriod: durationFromMs(172_800_000),
+    votingPeriod: durationFromMs(172_800_000),
+    quorum: formatDec(334_000_000_000_000_000n),
+    threshold: formatDec(500_000_000_000_000_000n),
+    vetoThreshold: formatDec(334_000_000_000_000_000n),
+    minInitialDepositRatio: formatDec(0n),
+    burnVoteQuorum: false,
+    burnProposalDepositPrevote: false,
+    burnVoteVeto: true,
+  });
+}
+
+const u64 = (n: bigint) => {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, n);
+  return b;
+};
+const join = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+const readU64 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0);
+
+/** Proposals, deposits, votes, params and the two queues EndBlock works through. */
+export class GovKeeper {
+  constructor(
+    readonly addresses: AddressCodec,
+    readonly bank: BankKeeper,
+  ) {}
+
+  async getParams(ctx: Context): Promise<Params> {
+    const v = await ctx.kv(GOV_STORE).get(Uint8Array.of(GovKeys.params));
+    return v ? fromBinary(ParamsSchema, v) : defaultGovParams();
+  }
+
+  setParams(ctx: Context, p: Params): void {
+    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.params), toBinary(ParamsSchema, p));
+  }
+
+  async nextProposalId(ctx: Context): Promise<bigint> {
+    const v = await ctx.kv(GOV_STORE).get(Uint8Array.of(GovKeys.nextId));
+    const id = v ? readU64(v, 0) : 1n;
+    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), u64(id + 1n));
+    return id;
+  }
+
+  setNextProposalId(ctx: Context, id: bigint): void {
+    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), u64(id));
+  }
+
+  async getProposal(ctx: Context, id: bigint): Promise<Proposal | undefined> {
+    const v = await ctx.kv(GOV_STORE).get(join(Uint8Array.of(GovKeys.proposal), u64(id)));
+    return v && fromBinary(ProposalSchema, v);
+  }
+
+  async mustGetProposal(ctx: Context, id: bigint): Promise<Proposal> {
+    const p = await this.getProposal(ctx, id);
+    if (!p) throw govError(GovErrors.UnknownProposal, `proposal ${id} doesn't exist`);
+    return p;
+  }
+
+  setProposal(ctx: Context, p: Proposal): void {
+    ctx.kv(GOV_STORE).set(join(Uint8Array.of(GovKeys.proposal), u64(p.id)), toBinary(ProposalSchema, p));
+  }
+
+  deleteProposal(ctx: Context, id: bigint): void {
+    ctx.kv(GOV_STORE).delete(join(Uint8Array.of(GovKeys.proposal), u64(id)));
+  }
+
+  async *proposals(ctx: Context): AsyncIterable<Proposal> {
+    for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix: Uint8Array.of(GovKeys.proposal) }))
+      yield fromBinary(ProposalSchema, v);
+  }
+
+  queue(ctx: Context, which: "active" | "inactive", endMs: number, id: bigint, on: boolean): void {
+    const prefix = which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue;
+    const key = join(Uint8Array.of(prefix), u64(BigInt(endMs)), u64(id));
+    if (on) ctx.kv(GOV_STORE).set(key, new Uint8Array());
+    else ctx.kv(GOV_STORE).delete(key);
+  }
+
+  /** Ids whose period ended at or before `nowMs`, oldest first. */
+  async due(
+    ctx: Context,
+    which: "active" | "inactive",
+    nowMs: number,
+  ): Promise<{ id: bigint; endMs: number }[]> {
+    const prefix = Uint8Array.of(which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue);
+    const out = [];
+    for await (const [k] of ctx.kv(GOV_STORE).iterate({ prefix })) {
+      const endMs = Number(readU64(k, 1));
+      if (endMs > nowMs) break;
+      out.push({ id: readU64(k, 9), endMs });
+    }
+    return out;
+  }
+
+  private depositKey(id: bigint, depositor: Uint8Array) {
+    return join(Uint8Array.of(GovKeys.deposit), u64(id), depositor);
+  }
+
+  async getDeposit(ctx: Context, id: bigint, depositor: Uint8Array): Promise<Deposit | undefined> {
+    const v = await ctx.kv(GOV_STORE).get(this.depositKey(id, depositor));
+    return v && fromBinary(DepositSchema, v);
+  }
+
+  async *deposits(ctx: Context, id: bigint): AsyncIterable<Deposit> {
+    const prefix = join(Uint8Array.of(GovKeys.deposit), u64(id));
+    for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(DepositSchema, v);
+  }
+
+  /** Moves coins into the gov account and records them; answers whether this deposit started the vote. */
+  async addDeposit(ctx: Context, p: Proposal, depositor: string, amount: Coins): Promise<boolean> {
+    const addr = this.addresses.fromString(depositor, "depositor");
+    await this.bank.sendCoinsFromAccountToModule(ctx, addr, GOV_MODULE, amount);
+    const existing = await this.getDeposit(ctx, p.id, addr);
+    const total = Coins.from(existing?.amount ?? []).add(amount);
+    ctx
+      .kv(GOV_STORE)
+      .set(
+        this.depositKey(p.id, addr),
+        toBinary(
+          DepositSchema,
+          create(DepositSchema, { proposalId: p.id, depositor, amount: total.toProto() }),
+        ),
+      );
+    p.totalDeposit = Coins.from(p.totalDeposit)
+      .add(amount)
+      .toProto()
+      .map((c) => create(CoinSchema, c));
+    ctx.events.emit("proposal_deposit", {
+      amount: amount.toString(),
+      proposal_id: String(p.id),
+      depositor,
+    });
+    return true;
+  }
+
+  /** Refunds (or burns) every deposit of a proposal and forgets them. */
+  async settleDeposits(ctx: Context, id: bigint, burn: boolean): Promise<void> {
+    const all = [];
+    for await (const d of this.deposits(ctx, id)) all.push(d);
+    for (const d of all) {
+      const coins = Coins.from(d.amount);
+      const addr = this.addresses.fromString(d.depositor);
+      if (!coins.isEmpty) {
+        if (burn) await this.bank.burnCoins(ctx, GOV_MODULE, coins);
+        else await this.bank.sendCoinsFromModuleToAccount(ctx, GOV_MODULE, addr, coins);
+      }
+      ctx.kv(GOV_STORE).delete(this.depositKey(id, addr));
+    }
+  }
+
+  private voteKey(id: bigint, voter: Uint8Array) {
+    return join(Uint8Array.of(GovKeys.vote), u64(id), voter);
+  }
+
+  async getVote(ctx: Context, id: bigint, voter: Uint8Array): Promise<Vote | undefined> {
+    const v = await ctx.kv(GOV_STORE).get(this.voteKey(id, voter));
+    return v && fromBinary(VoteSchema, v);
+  }
+
+  setVote(ctx: Context, v: Vote): void {
+    ctx
+      .kv(GOV_STORE)
+      .set(this.voteKey(v.proposalId, this.addresses.fromString(v.voter)), toBinary(VoteSchema, v));
+  }
+
+  async *votes(ctx: Context, id: bigint): AsyncIterable<Vote> {
+    const prefix = join(Uint8Array.of(GovKeys.vote), u64(id));
+    for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(VoteSchema, v);
+  }
+
+  deleteVote(ctx: Context, v: Vote): void {
+    ctx.kv(GOV_STORE).delete(this.voteKey(v.proposalId, this.addresses.fromString(v.voter)));
+  }
+}

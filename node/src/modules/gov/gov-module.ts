@@ -1,0 +1,151 @@
+import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import type { AppModule } from "../../app/app-module.js";
+import type { Context } from "../../app/context.js";
+import { EventManager } from "../../app/events.js";
+import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { toChainError } from "../../errors/chain-error.js";
+import {
+  file_sdk_gov_v1_gov,
+  type GenesisState,
+  GenesisStateSchema,
+  type Proposal,
+  ProposalStatus,
+} from "../../gen/sdk/gov/v1/gov_pb.js";
+import { file_sdk_gov_v1_query, Query } from "../../gen/sdk/gov/v1/query_pb.js";
+import { file_sdk_gov_v1_tx, Msg } from "../../gen/sdk/gov/v1/tx_pb.js";
+import { CacheMultiStore } from "../../store/cache-multi-store.js";
+import type { AccountKeeper } from "../auth/account-keeper.js";
+import type { StakingKeeper } from "../staking/staking-keeper.js";
+import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
+import { govMsgServer } from "./gov-msg-server.js";
+import { govQueryServer } from "./gov-query-server.js";
+import { tallyProposal } from "./gov-tally.js";
+
+/**
+ * Governance v1: proposals carry messages that run with the gov account as their signer once the bonded
+ * stake votes them through. EndBlock drops proposals whose deposit period ran out and tallies those whose
+ * voting period ended.
+ */
+export class GovModule implements AppModule {
+  readonly name = "gov";
+  readonly consensusVersion = 5;
+  readonly storeKeys = [GOV_STORE];
+  readonly protoFiles = [file_sdk_gov_v1_gov, file_sdk_gov_v1_query, file_sdk_gov_v1_tx];
+  private registrar: ServiceRegistrar | null = null;
+
+  constructor(
+    readonly keeper: GovKeeper,
+    private readonly staking: StakingKeeper,
+    private readonly accounts: AccountKeeper,
+    private readonly types: TypeRegistry,
+    private readonly authority: string,
+  ) {}
+
+  defaultGenesis(): JsonValue {
+    return toJson(
+      GenesisStateSchema,
+      create(GenesisStateSchema, { startingProposalId: 1n, params: defaultGovParams() }),
+      PROTO_JSON_WRITE,
+    );
+  }
+
+  private parse(state: unknown): GenesisState {
+    try {
+      return fromJson(GenesisStateSchema, state as JsonValue, { registry: this.types.registry });
+    } catch (e) {
+      throw new Error(`gov genesis: ${(e as Error).message}`);
+    }
+  }
+
+  validateGenesis(state: unknown): void {
+    const g = this.parse(state);
+    if (g.params && !g.params.votingPeriod) throw new Error("gov genesis: voting_period must be set");
+  }
+
+  async initGenesis(ctx: Context, state: unknown): Promise<void> {
+    const g = this.parse(state);
+    this.keeper.setParams(ctx, g.params ?? defaultGovParams());
+    this.keeper.setNextProposalId(ctx, g.startingProposalId || 1n);
+    await this.accounts.moduleAccount(ctx, GOV_MODULE, ["burner"]);
+  }
+
+  async exportGenesis(ctx: Context): Promise<JsonValue> {
+    const proposals = [];
+    for await (const p of this.keeper.proposals(ctx)) proposals.push(p);
+    const g = create(GenesisStateSchema, {
+      startingProposalId: proposals.reduce((m, p) => (p.id >= m ? p.id + 1n : m), 1n),
+      proposals,
+      params: await this.keeper.getParams(ctx),
+    });
+    return toJson(GenesisStateSchema, g, { ...PROTO_JSON_WRITE, registry: this.types.registry });
+  }
+
+  registerServices(r: ServiceRegistrar): void {
+    this.registrar = r;
+    r.msgService(
+      Msg,
+      govMsgServer(this.keeper, { types: this.types, registrar: () => r, authority: this.authority }),
+    );
+    r.queryService(Query, govQueryServer(this.keeper, this.staking));
+  }
+
+  async endBlock(ctx: Context): Promise<void> {
+    const now = ctx.block.time.getTime();
+    const params = await this.keeper.getParams(ctx);
+    for (const { id, endMs } of await this.keeper.due(ctx, "inactive", now)) {
+      this.keeper.queue(ctx, "inactive", endMs, id, false);
+      await this.keeper.settleDeposits(ctx, id, params.burnProposalDepositPrevote);
+      this.keeper.deleteProposal(ctx, id);
+      ctx.events.emit("inactive_proposal", { proposal_id: String(id), proposal_result: "proposal_dropped" });
+    }
+    for (const { id, endMs } of await this.keeper.due(ctx, "active", now)) {
+      this.keeper.queue(ctx, "active", endMs, id, false);
+      const p = await this.keeper.getProposal(ctx, id);
+      if (!p) continue;
+      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, params, true);
+      await this.keeper.settleDeposits(ctx, id, outcome.burnDeposits);
+      let result = "proposal_rejected";
+      p.status = ProposalStatus.REJECTED;
+      if (outcome.passes) {
+        const failure = await this.execute(ctx, p.messages);
+        if (failure === null) {
+          p.status = ProposalStatus.PASSED;
+          result = "proposal_passed";
+        } else {
+          p.status = ProposalStatus.FAILED;
+          p.failedReason = failure;
+          result = "proposal_failed";
+        }
+      }
+      p.finalTallyResult = outcome.tally;
+      this.keeper.setProposal(ctx, p);
+      ctx.events.emit("active_proposal", { proposal_id: String(id), proposal_result: result });
+      ctx.logger.info("proposal tallied", {
+        proposal: String(id),
+        result,
+        tally: JSON.stringify(outcome.tally),
+      });
+    }
+  }
+
+  /** Runs a passed proposal's messages with the gov account as signer: all of them or none. */
+  private async execute(ctx: Context, messages: Proposal["messages"]): Promise<string | null> {
+    const branch = new CacheMultiStore(ctx.ms);
+    const events = new EventManager();
+    try {
+      for (const any of messages) {
+        const { desc, message } = this.types.unpack(any);
+        const route = this.registrar?.msgs.get(desc.typeName);
+        if (!route) throw new Error(`proposal message not recognized by router: ${any.typeUrl}`);
+        await route.handler(ctx.with({ ms: branch, events }), message);
+      }
+    } catch (e) {
+      return toChainError(e).message;
+    }
+    branch.write();
+    ctx.events.append(events.events);
+    return null;
+  }
+}

@@ -1,0 +1,181 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { msgSigners } from "../../app/msg-signers.js";
+import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+import {
+  ProposalSchema,
+  ProposalStatus,
+  VoteOption,
+  VoteSchema,
+  WeightedVoteOptionSchema,
+} from "../../gen/sdk/gov/v1/gov_pb.js";
+import {
+  type Msg,
+  MsgDepositResponseSchema,
+  MsgSubmitProposalResponseSchema,
+  MsgVoteResponseSchema,
+  MsgVoteWeightedResponseSchema,
+} from "../../gen/sdk/gov/v1/tx_pb.js";
+import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
+
+const MAX_METADATA = 255;
+
+/** gov's Msg service; `authority` is the gov module account, the only signer proposal messages may have. */
+export function govMsgServer(
+  keeper: GovKeeper,
+  deps: { types: TypeRegistry; registrar: () => ServiceRegistrar; authority: string },
+): ServiceImpl<typeof Msg> {
+  const coins = (list: readonly { denom: string; amount: string }[]) => Coins.from(list);
+
+  /** Starts the voting period once total deposits reach the minimum. */
+  const maybeActivate = async (ctx: Context, p: ReturnType<typeof create<typeof ProposalSchema>>) => {
+    if (p.status !== ProposalStatus.DEPOSIT_PERIOD) return;
+    const params = await keeper.getParams(ctx);
+    if (!coins(p.totalDeposit).isAllGTE(coins(params.minDeposit))) return;
+    const start = ctx.block.time;
+    const end = new Date(start.getTime() + Number(params.votingPeriod?.seconds ?? 0n) * 1000);
+    keeper.queue(ctx, "inactive", timestampDate(p.depositEndTime!).getTime(), p.id, false);
+    keeper.queue(ctx, "active", end.getTime(), p.id, true);
+    p.status = ProposalStatus.VOTING_PERIOD;
+    p.votingStartTime = timestampFromDate(start);
+    p.votingEndTime = timestampFromDate(end);
+    ctx.events.emit("proposal_deposit", { voting_period_start: String(p.id) });
+  };
+
+  const vote = async (
+    ctx: Context,
+    id: bigint,
+    voter: string,
+    options: { option: VoteOption; weight: string }[],
+    metadata: string,
+  ) => {
+    keeper.addresses.fromString(voter, "voter");
+    if (metadata.length > MAX_METADATA)
+      throw govError(GovErrors.MetadataTooLong, `got ${metadata.length} characters`);
+    let sum = 0n;
+    const seen = new Set<VoteOption>();
+    for (const o of options) {
+      if (!(o.option in VoteOption) || o.option === VoteOption.UNSPECIFIED)
+        throw govError(GovErrors.InvalidVote, String(o.option));
+      if (seen.has(o.option)) throw govError(GovErrors.InvalidVote, "duplicated vote option");
+      seen.add(o.option);
+      const w = parseDec(o.weight, "vote weight");
+      if (w <= 0n || w > DEC_ONE) throw govError(GovErrors.InvalidVote, `invalid weight ${o.weight}`);
+      sum += w;
+    }
+    if (options.length === 0 || sum !== DEC_ONE)
+      throw govError(GovErrors.InvalidVote, "total weight must be exactly 1");
+    const p = await keeper.mustGetProposal(ctx, id);
+    if (p.status !== ProposalStatus.VOTING_PERIOD) throw govError(GovErrors.InactiveProposal, String(id));
+    keeper.setVote(
+      ctx,
+      create(VoteSchema, {
+        proposalId: id,
+        voter,
+        options: options.map((o) => create(WeightedVoteOptionSchema, o)),
+        metadata,
+      }),
+    );
+    ctx.events.emit("proposal_vote", {
+      option: JSON.stringify(options.map((o) => ({ option: VoteOption[o.option], weight: o.weight }))),
+      proposal_id: String(id),
+      voter,
+    });
+  };
+
+  return {
+    async submitProposal(ctx, msg) {
+      const proposer = msg.proposer;
+      keeper.addresses.fromString(proposer, "proposer");
+      if (msg.messages.length === 0) throw govError(GovErrors.NoProposalMsgs);
+      if (!msg.title.trim())
+        throw govError(GovErrors.InvalidProposalContent, "proposal title cannot be empty");
+      if (!msg.summary.trim())
+        throw govError(GovErrors.InvalidProposalContent, "proposal summary cannot be empty");
+      if (msg.metadata.length > MAX_METADATA)
+        throw govError(GovErrors.MetadataTooLong, `got ${msg.metadata.length} characters`);
+      const registrar = deps.registrar();
+      for (const [i, any] of msg.messages.entries()) {
+        let unpacked: ReturnType<TypeRegistry["unpack"]>;
+        try {
+          unpacked = deps.types.unpack(any);
+        } catch (e) {
+          throw govError(GovErrors.InvalidProposalMsg, `message ${i}: ${(e as Error).message}`);
+        }
+        if (!registrar.msgs.has(unpacked.desc.typeName))
+          throw govError(GovErrors.UnroutableProposalMsg, `${any.typeUrl}`);
+        const signers = msgSigners(unpacked.desc, unpacked.message, keeper.addresses);
+        if (signers.length !== 1 || signers[0] !== deps.authority) throw govError(GovErrors.InvalidSigner);
+      }
+      const params = await keeper.getParams(ctx);
+      const initial = coins(msg.initialDeposit);
+      const ratio = parseDec(params.minInitialDepositRatio || "0");
+      if (ratio > 0n) {
+        const required = coins(params.minDeposit).list.map((c) => ({
+          denom: c.denom,
+          amount: (c.amount * ratio) / DEC_ONE,
+        }));
+        if (!initial.isAllGTE(Coins.from(required)))
+          throw govError(GovErrors.MinDepositTooSmall, `was (${initial}), need (${Coins.from(required)})`);
+      }
+      const id = await keeper.nextProposalId(ctx);
+      const submit = ctx.block.time;
+      const depositEnd = new Date(submit.getTime() + Number(params.maxDepositPeriod?.seconds ?? 0n) * 1000);
+      const p = create(ProposalSchema, {
+        id,
+        messages: msg.messages,
+        status: ProposalStatus.DEPOSIT_PERIOD,
+        finalTallyResult: { yesCount: "0", abstainCount: "0", noCount: "0", noWithVetoCount: "0" },
+        submitTime: timestampFromDate(submit),
+        depositEndTime: timestampFromDate(depositEnd),
+        metadata: msg.metadata,
+        title: msg.title,
+        summary: msg.summary,
+        proposer,
+        expedited: msg.expedited,
+      });
+      keeper.queue(ctx, "inactive", depositEnd.getTime(), id, true);
+      ctx.events.emit("submit_proposal", {
+        proposal_id: String(id),
+        proposal_proposer: proposer,
+        proposal_messages: `,${msg.messages.map((m) => m.typeUrl).join(",")}`,
+      });
+      if (!initial.isEmpty) await keeper.addDeposit(ctx, p, proposer, initial);
+      await maybeActivate(ctx, p);
+      keeper.setProposal(ctx, p);
+      return create(MsgSubmitProposalResponseSchema, { proposalId: id });
+    },
+    async deposit(ctx, msg) {
+      const amount = coins(msg.amount);
+      if (amount.isEmpty)
+        throw govError(GovErrors.InvalidProposalContent, "deposit amount must not be empty");
+      const p = await keeper.mustGetProposal(ctx, msg.proposalId);
+      if (p.status !== ProposalStatus.DEPOSIT_PERIOD && p.status !== ProposalStatus.VOTING_PERIOD)
+        throw govError(GovErrors.InactiveProposal, String(msg.proposalId));
+      await keeper.addDeposit(ctx, p, msg.depositor, amount);
+      p.totalDeposit = p.totalDeposit.map((c) => create(CoinSchema, c));
+      await maybeActivate(ctx, p);
+      keeper.setProposal(ctx, p);
+      return create(MsgDepositResponseSchema);
+    },
+    async vote(ctx, msg) {
+      await vote(
+        ctx,
+        msg.proposalId,
+        msg.voter,
+        [{ option: msg.option, weight: formatDec(DEC_ONE) }],
+        msg.metadata,
+      );
+      return create(MsgVoteResponseSchema);
+    },
+    async voteWeighted(ctx, msg) {
+      await vote(ctx, msg.proposalId, msg.voter, msg.options, msg.metadata);
+      return create(MsgVoteWeightedResponseSchema);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { create } from "@bufbuild/protobuf";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, parseDec } from "../../app/dec.js";
+import { type Params, type TallyResult, TallyResultSchema, VoteOption } from "../../gen/sdk/gov/v1/gov_pb.js";
+import { BondStatus } from "../../gen/sdk/staking/v1beta1/staking_pb.js";
+import type { StakingKeeper } from "../staking/staking-keeper.js";
+import type { GovKeeper } from "./gov-keeper.js";
+
+export interface TallyOutcome {
+  passes: boolean;
+  burnDeposits: boolean;
+  tally: TallyResult;
+}
+
+/**
+ * Counts a proposal's votes over bonded stake as Cosmos gov v1 does: a validator votes with its bonded tokens,
+ * minus the shares of delegators who voted themselves (their own vote overrides the validator's).
+ * Votes are removed once counted.
+ */
+export async function tallyProposal(
+  ctx: Context,
+  gov: GovKeeper,
+  staking: StakingKeeper,
+  proposalId: bigint,
+  params: Params,
+  removeVotes: boolean,
+): Promise<TallyOutcome> {
+  const validators = new Map<
+    string,
+    { tokens: bigint; shares: bigint; deductions: bigint; options?: { option: VoteOption; weight: bigint }[] }
+  >();
+  let totalBonded = 0n;
+  for await (const v of staking.validators(ctx)) {
+    if (v.status !== BondStatus.BONDED) continue;
+    const tokens = BigInt(v.tokens);
+    totalBonded += tokens;
+    validators.set(v.operatorAddress, { tokens, shares: parseDec(v.delegatorShares), deductions: 0n });
+  }
+  const results = new Map<VoteOption, bigint>([
+    [VoteOption.YES, 0n],
+    [VoteOption.ABSTAIN, 0n],
+    [VoteOption.NO, 0n],
+    [VoteOption.NO_WITH_VETO, 0n],
+  ]);
+  // Powers are Dec-scaled (x 10^18) so weights multiply without losing precision.
+  let totalVoting = 0n;
+  const add = (options: { option: VoteOption; weight: bigint }[], power: bigint) => {
+    for (const o of options)
+      results.set(o.option, (results.get(o.option) ?? 0n) + (power * o.weight) / DEC_ONE);
+    totalVoting += power;
+  };
+  const votes = [];
+  for await (const vote of gov.votes(ctx, proposalId)) votes.push(vote);
+  for (const vote of votes) {
+    const options = vote.options.map((o) => ({ option: o.option, weight: parseDec(o.weight) }));
+    const voterBytes = gov.addresses.fromString(vote.voter);
+    const asValidator = validators.get(staking.valoper.toString(voterBytes));
+    if (asValidator) asValidator.options = options;
+    for await (const d of staking.delegationsOf(ctx, voterBytes)) {
+      const val = validators.get(d.validatorAddress);
+      if (!val || val.shares === 0n) continue;
+      const shares = parseDec(d.shares);
+      val.deductions += shares;
+      add(options, (shares * val.tokens * DEC_ONE) / val.shares);
+    }
+    if (removeVotes) gov.deleteVote(ctx, vote);
+  }
+  for (const val of validators.values()) {
+    if (!val.options || val.shares === 0n) continue;
+    add(val.options, ((val.shares - val.deductions) * val.tokens * DEC_ONE) / val.shares);
+  }
+  const asInt = (v: bigint) => (v / DEC_ONE).toString();
+  const tally = create(TallyResultSchema, {
+    yesCount: asInt(results.get(VoteOption.YES)!),
+    abstainCount: asInt(results.get(VoteOption.ABSTAIN)!),
+    noCount: asInt(results.get(VoteOption.NO)!),
+    noWithVetoCount: asInt(results.get(VoteOption.NO_WITH_VETO)!),
+  });
+  if (totalBonded === 0n) return { passes: false, burnDeposits: false, tally };
+  const bondedDec = totalBonded * DEC_ONE;
+  if ((totalVoting * DEC_ONE) / bondedDec < parseDec(params.quorum))
+    return { passes: false, burnDeposits: params.burnVoteQuorum, tally };
+  const abstain = results.get(VoteOption.ABSTAIN)!;
+  if (totalVoting - abstain === 0n) return { passes: false, burnDeposits: false, tally };
+  if ((results.get(VoteOption.NO_WITH_VETO)! * DEC_ONE) / totalVoting > parseDec(params.vetoThreshold))
+    return { passes: false, burnDeposits: params.burnVoteVeto, tally };
+  if ((results.get(VoteOption.YES)! * DEC_ONE) / (totalVoting - abstain) > parseDec(params.threshold))
+    return { passes: true, burnDeposits: false, tally };
+  return { passes: false, burnDeposits: false, tally };
+}

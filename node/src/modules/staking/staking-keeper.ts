@@ -1,0 +1,317 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { durationFromMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
+import {
+  BondStatus,
+  type Delegation,
+  DelegationSchema,
+  type Params,
+  ParamsSchema,
+  type UnbondingDelegation,
+  UnbondingDelegationEntrySchema,
+  UnbondingDelegationSchema,
+  type Validator,
+  ValidatorSchema,
+} from "../../gen/sdk/staking/v1beta1/staking_pb.js";
+import type { BankKeeper } from "../bank/bank-keeper.js";
+
+export const STAKING_STORE = "staking";
+export const BONDED_POOL = "bonded_tokens_pool";
+export const NOT_BONDED_POOL = "not_bonded_tokens_pool";
+
+/** Key prefixes, as in Cosmos staking where they exist. */
+export const StakingKeys = {
+  validator: 0x21,
+  delegation: 0x31,
+  unbonding: 0x32,
+  /** 0x41 | completion time (8 bytes, ms) | delegator | validator -> empty: the unbonding queue */
+  unbondingQueue: 0x41,
+  params: 0x51,
+} as const;
+
+const prefixed = (p: number, ...parts: Uint8Array[]) => {
+  const len = parts.reduce((n, x) => n + 1 + x.length, 1);
+  const out = new Uint8Array(len);
+  out[0] = p;
+  let at = 1;
+  // Length-prefixed parts keep delegator/validator keys apart, as Cosmos' address-length prefixes do.
+  for (const x of parts) {
+    out[at++] = x.length;
+    out.set(x, at);
+    at += x.length;
+  }
+  return out;
+};
+
+export function defaultStakingParams(): Params {
+  return create(ParamsSchema, {
+    unbondingTime: durationFromMs(21 * 24 * 3600 * 1000),
+    maxValidators: 100,
+    maxEntries: 7,
+    historicalEntries: 10000,
+    bondDenom: "stake",
+    minCommissionRate: formatDec(0n),
+  });
+}
+
+const badRequest = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, why);
+
+/**
+ * Validators, delegations and unbonding. Nothing is slashed, so shares and tokens stay 1:1 and a validator's
+ * bonded tokens are its voting power.
+ */
+export class StakingKeeper {
+  readonly valoper: AddressCodec;
+
+  constructor(
+    readonly addresses: AddressCodec,
+    valoper: AddressCodec,
+    private readonly bank: BankKeeper,
+  ) {
+    this.valoper = valoper;
+  }
+
+  async getParams(ctx: Context): Promise<Params> {
+    const v = await ctx.kv(STAKING_STORE).get(Uint8Array.of(StakingKeys.params));
+    return v ? fromBinary(ParamsSchema, v) : defaultStakingParams();
+  }
+
+  setParams(ctx: Context, p: Params): void {
+    ctx.kv(STAKING_STORE).set(Uint8Array.of(StakingKeys.params), toBinary(ParamsSchema, p));
+  }
+
+  async getValidator(ctx: Context, valAddr: Uint8Array): Promise<Validator | undefined> {
+    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.validator, valAddr));
+    return v && fromBinary(ValidatorSchema, v);
+  }
+
+  setValidator(ctx: Context, v: Validator): void {
+    const addr = this.valoper.fromString(v.operatorAddress, "validator address");
+    ctx.kv(STAKING_STORE).set(prefixed(StakingKeys.validator, addr), toBinary(ValidatorSchema, v));
+  }
+
+  async *validators(ctx: Context): AsyncIterable<Validator> {
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: Uint8Array.of(StakingKeys.validator) }))
+      yield fromBinary(ValidatorSchema, v);
+  }
+
+  async getDelegation(ctx: Context, del: Uint8Array, val: Uint8Array): Promise<Delegation | undefined> {
+    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.delegation, del, val));
+    return v && fromBinary(DelegationSchema, v);
+  }
+
+  async *delegationsOf(ctx: Context, del: Uint8Array): AsyncIterable<Delegation> {
+    const prefix = prefixed(StakingKeys.delegation, del);
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix }))
+      yield fromBinary(DelegationSchema, v);
+  }
+
+  async *allDelegations(ctx: Context): AsyncIterable<Delegation> {
+    for await (const [, v] of ctx
+      .kv(STAKING_STORE)
+      .iterate({ prefix: Uint8Array.of(StakingKeys.delegation) }))
+      yield fromBinary(DelegationSchema, v);
+  }
+
+  /** Genesis: delegations as exported, trusted to match the validators' shares. */
+  async importDelegations(ctx: Context, list: readonly Delegation[]): Promise<void> {
+    for (const d of list) this.setDelegation(ctx, d);
+  }
+
+  private setDelegation(ctx: Context, d: Delegation): void {
+    const key = prefixed(
+      StakingKeys.delegation,
+      this.addresses.fromString(d.delegatorAddress),
+      this.valoper.fromString(d.validatorAddress),
+    );
+    if (parseDec(d.shares) === 0n) ctx.kv(STAKING_STORE).delete(key);
+    else ctx.kv(STAKING_STORE).set(key, toBinary(DelegationSchema, d));
+  }
+
+  /** Creates a bonded validator whose operator self-delegates `amount`. */
+  async createValidator(
+    ctx: Context,
+    v: { operator: string; pubkey: Validator["consensusPubkey"]; moniker: string; amount: Coins },
+  ): Promise<void> {
+    const valAddr = this.valoper.fromString(v.operator, "validator address");
+    if (await this.getValidator(ctx, valAddr))
+      throw badRequest(
+        `validator already exist for this operator address; must use new validator operator address`,
+      );
+    this.setValidator(
+      ctx,
+      create(ValidatorSchema, {
+        operatorAddress: v.operator,
+        consensusPubkey: v.pubkey,
+        status: BondStatus.BONDED,
+        tokens: "0",
+        delegatorShares: formatDec(0n),
+        description: { moniker: v.moniker },
+        commission: {
+          commissionRates: { rate: formatDec(0n), maxRate: formatDec(0n), maxChangeRate: formatDec(0n) },
+        },
+        minSelfDelegation: "1",
+      }),
+    );
+    await this.delegate(ctx, this.addresses.toString(valAddr), v.operator, v.amount);
+  }
+
+  async delegate(ctx: Context, delegator: string, validator: string, amount: Coins): Promise<void> {
+    const { bondDenom } = await this.getParams(ctx);
+    const tokens = this.bondAmount(amount, bondDenom);
+    const valAddr = this.valoper.fromString(validator, "validator address");
+    const delAddr = this.addresses.fromString(delegator, "delegator address");
+    const val = await this.getValidator(ctx, valAddr);
+    if (!val) throw ChainError.wrap(SdkErrors.NotFound, `validator ${validator} does not exist`);
+    await this.bank.sendCoinsFromAccountToModule(ctx, delAddr, BONDED_POOL, amount);
+    val.tokens = (BigInt(val.tokens) + tokens).toString();
+    val.delegatorShares = formatDec(parseDec(val.delegatorShares) + tokens * DEC_ONE);
+    this.setValidator(ctx, val);
+    const d =
+      (await this.getDelegation(ctx, delAddr, valAddr)) ??
+      create(DelegationSchema, {
+        delegatorAddress: delegator,
+        validatorAddress: validator,
+        shares: formatDec(0n),
+      });
+    d.shares = formatDec(parseDec(d.shares) + tokens * DEC_ONE);
+    this.setDelegation(ctx, d);
+    ctx.events.emit("delegate", {
+      validator,
+      delegator,
+      amount: amount.toString(),
+      new_shares: formatDec(tokens * DEC_ONE),
+    });
+  }
+
+  /** Moves stake out of the validator into the unbonding queue; it returns to the delegator when mature. */
+  async undelegate(ctx: Context, delegator: string, validator: string, amount: Coins): Promise<Date> {
+    const params = await this.getParams(ctx);
+    const tokens = this.bondAmount(amount, params.bondDenom);
+    const valAddr = this.valoper.fromString(validator, "validator address");
+    const delAddr = this.addresses.fromString(delegator, "delegator address");
+    const val = await this.getValidator(ctx, valAddr);
+    const d = await this.getDelegation(ctx, delAddr, valAddr);
+    if (!val || !d) throw ChainError.wrap(SdkErrors.NotFound, "no delegation for (address, validator) tuple");
+    if (parseDec(d.shares) < tokens * DEC_ONE) throw badRequest("invalid shares amount");
+    d.shares = formatDec(parseDec(d.shares) - tokens * DEC_ONE);
+    this.setDelegation(ctx, d);
+    val.tokens = (BigInt(val.tokens) - tokens).toString();
+    val.delegatorShares = formatDec(parseDec(val.delegatorShares) - tokens * DEC_ONE);
+    this.setValidator(ctx, val);
+    await this.bank.sendCoinsFromModuleToModule(ctx, BONDED_POOL, NOT_BONDED_POOL, amount);
+    const seconds = Number(params.unbondingTime?.seconds ?? 0n);
+    const completion = new Date(ctx.block.time.getTime() + seconds * 1000);
+    const ubd =
+      (await this.getUnbonding(ctx, delAddr, valAddr)) ??
+      create(UnbondingDelegationSchema, {
+        delegatorAddress: delegator,
+        validatorAddress: validator,
+      });
+    if (ubd.entries.length >= params.maxEntries)
+      throw badRequest("too many unbonding delegation entries for (delegator, validator) tuple");
+    ubd.entries.push(
+      create(UnbondingDelegationEntrySchema, {
+        creationHeight: BigInt(ctx.block.height),
+        completionTime: timestampFromDate(completion),
+        initialBalance: tokens.toString(),
+        balance: tokens.toString(),
+      }),
+    );
+    this.setUnbonding(ctx, ubd);
+    const qkey = this.queueKey(completion, delAddr, valAddr);
+    ctx.kv(STAKING_STORE).set(qkey, new Uint8Array());
+    ctx.events.emit("unbond", {
+      validator,
+      delegator,
+      amount: amount.toString(),
+      completion_time: completion.toISOString(),
+    });
+    return completion;
+  }
+
+  /** Pays out every unbonding entry whose time has come (EndBlock). */
+  async completeUnbondings(ctx: Context): Promise<void> {
+    const now = ctx.block.time.getTime();
+    const store = ctx.kv(STAKING_STORE);
+    const due: Uint8Array[] = [];
+    for await (const [k] of store.iterate({ prefix: Uint8Array.of(StakingKeys.unbondingQueue) })) {
+      const t = Number(new DataView(k.buffer, k.byteOffset + 1, 8).getBigUint64(0));
+      if (t > now) break;
+      due.push(k);
+    }
+    const { bondDenom } = await this.getParams(ctx);
+    for (const k of due) {
+      store.delete(k);
+      const delLen = k[9];
+      const del = k.slice(10, 10 + delLen);
+      const val = k.slice(11 + delLen, 11 + delLen + k[10 + delLen]);
+      const ubd = await this.getUnbonding(ctx, del, val);
+      if (!ubd) continue;
+      const keep = [];
+      for (const e of ubd.entries) {
+        if (e.completionTime && timestampDate(e.completionTime).getTime() <= now) {
+          const coins = Coins.from([{ denom: bondDenom, amount: e.balance }]);
+          await this.bank.sendCoinsFromModuleToAccount(ctx, NOT_BONDED_POOL, del, coins);
+          ctx.events.emit("complete_unbonding", {
+            amount: coins.toString(),
+            validator: ubd.validatorAddress,
+            delegator: ubd.delegatorAddress,
+          });
+        } else keep.push(e);
+      }
+      ubd.entries = keep;
+      this.setUnbonding(ctx, ubd);
+    }
+  }
+
+  private queueKey(t: Date, del: Uint8Array, val: Uint8Array): Uint8Array {
+    const tail = prefixed(0, del, val).subarray(1);
+    const k = new Uint8Array(9 + tail.length);
+    k[0] = StakingKeys.unbondingQueue;
+    new DataView(k.buffer).setBigUint64(1, BigInt(t.getTime()));
+    k.set(tail, 9);
+    return k;
+  }
+
+  async getUnbonding(
+    ctx: Context,
+    del: Uint8Array,
+    val: Uint8Array,
+  ): Promise<UnbondingDelegation | undefined> {
+    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.unbonding, del, val));
+    return v && fromBinary(UnbondingDelegationSchema, v);
+  }
+
+  private setUnbonding(ctx: Context, u: UnbondingDelegation): void {
+    const key = prefixed(
+      StakingKeys.unbonding,
+      this.addresses.fromString(u.delegatorAddress),
+      this.valoper.fromString(u.validatorAddress),
+    );
+    if (u.entries.length === 0) ctx.kv(STAKING_STORE).delete(key);
+    else ctx.kv(STAKING_STORE).set(key, toBinary(UnbondingDelegationSchema, u));
+  }
+
+  private bondAmount(amount: Coins, bondDenom: string): bigint {
+    const list = amount.list;
+    if (list.length !== 1 || list[0].denom !== bondDenom)
+      throw badRequest(
+        `invalid coin denomination: got ${amount.toString() || "nothing"}, expected ${bondDenom}`,
+      );
+    if (list[0].amount <= 0n) throw badRequest("invalid delegation amount");
+    return list[0].amount;
+  }
+
+  /** Bonded tokens of every bonded validator: the voting power governance counts. */
+  async totalBonded(ctx: Context): Promise<bigint> {
+    let total = 0n;
+    for await (const v of this.validators(ctx)) if (v.status === BondStatus.BONDED) total += BigInt(v.tokens);
+    return total;
+  }
+}

@@ -1,0 +1,313 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { afterEach, describe, expect, it } from "vitest";
+import { AddressCodec } from "../../../node/src/app/address-codec.js";
+import { defineApp } from "../../../node/src/chain/app-definition.js";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { moduleAddress } from "../../../node/src/crypto/address.js";
+import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
+import { ProposalStatus, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
+import {
+  QueryProposalRequestSchema,
+  QueryProposalResponseSchema,
+} from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
+import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
+import {
+  QueryAppliedPlanRequestSchema,
+  QueryAppliedPlanResponseSchema,
+  QueryCurrentPlanRequestSchema,
+  QueryCurrentPlanResponseSchema,
+  QueryModuleVersionsRequestSchema,
+  QueryModuleVersionsResponseSchema,
+} from "../../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import {
+  MsgCancelUpgradeSchema,
+  MsgSoftwareUpgradeSchema,
+} from "../../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
+import { silentLogger } from "../../../node/src/logging/logger.js";
+import { UpgradeHaltError } from "../../../node/src/modules/upgrade/upgrade-halt.js";
+import { anyOf, TxSigner } from "../helpers/signed-tx.js";
+import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
+
+const alice = testAccount("alice");
+const GOV = new AddressCodec("sdk").toString(moduleAddress("gov"));
+const V2 = defineApp({
+  name: "chaind",
+  version: "2.0.0-test",
+  upgrades: { handlers: { v2: async (_ctx, _plan, fromVM, run) => run(fromVM) } },
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("upgrade lifecycle in process", () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function open(home: string, definition = TEST_DEFINITION, skip: number[] = []) {
+    const node = await ChainNode.open(
+      { home, definition, skipUpgradeHeights: skip },
+      { logger: silentLogger },
+    );
+    let closed = false;
+    cleanups.push(() => (closed ? undefined : node.close()));
+    return {
+      node,
+      close: async () => {
+        closed = true;
+        await node.close();
+      },
+    };
+  }
+
+  async function query<O extends Parameters<typeof fromBinary>[0]>(
+    node: ChainNode,
+    path: string,
+    reqSchema: Parameters<typeof toBinary>[0],
+    req: object,
+    resSchema: O,
+    height = 0,
+  ) {
+    const r = await node.app.query(path, toBinary(reqSchema, create(reqSchema, req as never)), height);
+    return fromBinary(resSchema, r.value);
+  }
+
+  const setup = () => {
+    const h = makeTestHome({
+      accounts: [{ account: alice, coins: "10000000000stake" }],
+      validator: { account: alice, stake: 1_000_000n },
+      govPeriodMs: 1000,
+    });
+    cleanups.push(h.cleanup);
+    return h;
+  };
+
+  /** Submits a proposal with `msgs`, votes YES with the validator, and runs blocks until voting ends. */
+  async function passProposal(node: ChainNode, signer: TxSigner, msgs: ReturnType<typeof anyOf>[]) {
+    const submit = await node.mempool.add(
+      await signer.sign([
+        anyOf(MsgSubmitProposalSchema, {
+          messages: msgs,
+          initialDeposit: [{ denom: "stake", amount: "1000" }],
+          proposer: alice.address,
+          title: "t",
+          summary: "s",
+        }),
+      ]),
+    );
+    expect(submit.code, submit.log).toBe(0);
+    const b = await node.producer.produce();
+    expect(b.txResults[0].code, b.txResults[0].log).toBe(0);
+    const id = BigInt(
+      b.txResults[0].events
+        .find((e) => e.type === "submit_proposal")!
+        .attributes.find((a) => a.key === "proposal_id")!.value,
+    );
+    const vote = await node.mempool.add(
+      await signer.sign([
+        anyOf(MsgVoteSchema, { proposalId: id, voter: alice.address, option: VoteOption.YES }),
+      ]),
+    );
+    expect(vote.code, vote.log).toBe(0);
+    const voted = await node.producer.produce();
+    expect(voted.txResults[0].code, voted.txResults[0].log).toBe(0);
+    await sleep(1100);
+    await node.producer.produce();
+    const p = await query(
+      node,
+      "/sdk.gov.v1.Query/Proposal",
+      QueryProposalRequestSchema,
+      { proposalId: id },
+      QueryProposalResponseSchema,
+    );
+    return p.proposal!;
+  }
+
+  it("schedules through gov, halts the old binary at the height, and the new binary applies the plan", async () => {
+    const h = setup();
+    const v1 = await open(h.home);
+    await v1.node.producer.produce();
+    const signer = new TxSigner(alice, 0n, h.chainId);
+    const planHeight = v1.node.store.latestHeight + 8;
+    const proposal = await passProposal(v1.node, signer, [
+      anyOf(MsgSoftwareUpgradeSchema, {
+        authority: GOV,
+        plan: { name: "v2", height: BigInt(planHeight), info: '{"binaries":{}}' },
+      }),
+    ]);
+    expect(proposal.status, JSON.stringify(proposal.finalTallyResult)).toBe(ProposalStatus.PASSED);
+    expect(proposal.finalTallyResult?.yesCount).toBe("1000000");
+    const plan = await query(
+      v1.node,
+      "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+      QueryCurrentPlanRequestSchema,
+      {},
+      QueryCurrentPlanResponseSchema,
+    );
+    expect(plan.plan?.name).toBe("v2");
+    while (v1.node.store.latestHeight < planHeight - 1) await v1.node.producer.produce();
+    await expect(v1.node.producer.produce()).rejects.toThrow(UpgradeHaltError);
+    await expect(v1.node.producer.produce()).rejects.toThrow(`UPGRADE "v2" NEEDED at height: ${planHeight}`);
+    expect(v1.node.store.latestHeight).toBe(planHeight - 1);
+    const infoPath = join(h.home, "data", "upgrade-info.json");
+    expect(JSON.parse(readFileSync(infoPath, "utf8"))).toEqual({
+      name: "v2",
+      time: "0001-01-01T00:00:00Z",
+      height: planHeight,
+      info: '{"binaries":{}}',
+    });
+    expect(statSync(infoPath).mode & 0o777).toBe(0o600);
+    await v1.close();
+
+    // The old binary restarted halts again at once.
+    const again = await open(h.home);
+    await expect(again.node.producer.produce()).rejects.toThrow(`UPGRADE "v2" NEEDED`);
+    await again.close();
+
+    const v2 = await open(h.home, V2);
+    const applied = await v2.node.producer.produce();
+    expect(applied.height).toBe(planHeight);
+    await v2.node.producer.produce();
+    const done = await query(
+      v2.node,
+      "/sdk.upgrade.v1beta1.Query/AppliedPlan",
+      QueryAppliedPlanRequestSchema,
+      { name: "v2" },
+      QueryAppliedPlanResponseSchema,
+    );
+    expect(done.height).toBe(BigInt(planHeight));
+    const before = await query(
+      v2.node,
+      "/sdk.upgrade.v1beta1.Query/AppliedPlan",
+      QueryAppliedPlanRequestSchema,
+      { name: "v2" },
+      QueryAppliedPlanResponseSchema,
+      planHeight - 1,
+    );
+    expect(before.height).toBe(0n);
+    const current = await query(
+      v2.node,
+      "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+      QueryCurrentPlanRequestSchema,
+      {},
+      QueryCurrentPlanResponseSchema,
+    );
+    expect(current.plan).toBeUndefined();
+    const versions = await query(
+      v2.node,
+      "/sdk.upgrade.v1beta1.Query/ModuleVersions",
+      QueryModuleVersionsRequestSchema,
+      {},
+      QueryModuleVersionsResponseSchema,
+    );
+    expect(versions.moduleVersions.map((m) => m.name)).toEqual(["auth", "bank", "gov", "staking", "upgrade"]);
+    expect(v2.node.app.info().appVersion).toBe(1);
+    await v2.close();
+
+    // The old binary after the upgrade refuses to run: downgrade detection.
+    const old = await open(h.home);
+    await expect(old.node.producer.produce()).rejects.toThrow(
+      "wrong app version, upgrade handler is missing for v2 upgrade plan",
+    );
+  }, 30_000);
+
+  it("refuses a binary that carries the handler before the plan height", async () => {
+    const h = setup();
+    const v1 = await open(h.home);
+    await v1.node.producer.produce();
+    const signer = new TxSigner(alice, 0n, h.chainId);
+    await passProposal(v1.node, signer, [
+      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV, plan: { name: "v2", height: 100n } }),
+    ]);
+    await v1.close();
+    const early = await open(h.home, V2);
+    await expect(early.node.producer.produce()).rejects.toThrow(
+      'BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain. Downgrade your binary',
+    );
+  }, 30_000);
+
+  it("cancels a plan through gov, and skips a plan whose height is in --unsafe-skip-upgrades", async () => {
+    const h = setup();
+    const v1 = await open(h.home);
+    await v1.node.producer.produce();
+    const signer = new TxSigner(alice, 0n, h.chainId);
+    await passProposal(v1.node, signer, [
+      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV, plan: { name: "v2", height: 100n } }),
+    ]);
+    const cancelled = await passProposal(v1.node, signer, [
+      anyOf(MsgCancelUpgradeSchema, { authority: GOV }),
+    ]);
+    expect(cancelled.status).toBe(ProposalStatus.PASSED);
+    const none = await query(
+      v1.node,
+      "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+      QueryCurrentPlanRequestSchema,
+      {},
+      QueryCurrentPlanResponseSchema,
+    );
+    expect(none.plan).toBeUndefined();
+
+    const planHeight = v1.node.store.latestHeight + 6;
+    await passProposal(v1.node, signer, [
+      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV, plan: { name: "v2", height: BigInt(planHeight) } }),
+    ]);
+    await v1.close();
+    const skipping = await open(h.home, TEST_DEFINITION, [planHeight]);
+    while (skipping.node.store.latestHeight < planHeight + 1) await skipping.node.producer.produce();
+    expect(existsSync(join(h.home, "data", "upgrade-info.json"))).toBe(false);
+  }, 30_000);
+
+  it("rejects upgrade messages outside governance, and fails a proposal whose message fails", async () => {
+    const h = setup();
+    const v1 = await open(h.home);
+    await v1.node.producer.produce();
+    const signer = new TxSigner(alice, 0n, h.chainId);
+    // Signed by alice as authority: the ante accepts her signature, the upgrade module refuses her.
+    const direct = await v1.node.mempool.add(
+      await signer.sign([
+        anyOf(MsgSoftwareUpgradeSchema, { authority: alice.address, plan: { name: "x", height: 50n } }),
+      ]),
+    );
+    expect(direct.code).toBe(0);
+    const b = await v1.node.producer.produce();
+    expect(b.txResults[0].code).toBe(7);
+    expect(b.txResults[0].codespace).toBe("upgrade");
+    expect(b.txResults[0].log).toContain(`expected ${GOV} got ${alice.address}`);
+    // A proposal whose message is signed by someone else than gov is refused at submission.
+    const wrongSigner = await v1.node.mempool.add(
+      await signer.sign([
+        anyOf(MsgSubmitProposalSchema, {
+          messages: [
+            anyOf(MsgSendSchema, {
+              fromAddress: alice.address,
+              toAddress: GOV,
+              amount: [{ denom: "stake", amount: "1" }],
+            }),
+          ],
+          initialDeposit: [{ denom: "stake", amount: "1000" }],
+          proposer: alice.address,
+          title: "t",
+          summary: "s",
+        }),
+      ]),
+    );
+    expect(wrongSigner.code).toBe(0);
+    const b2 = await v1.node.producer.produce();
+    expect(b2.txResults[0].log).toContain("expected gov account as only signer for proposal message");
+    // A plan in the past passes the vote but fails on execution, writing nothing.
+    const failed = await passProposal(v1.node, signer, [
+      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV, plan: { name: "late", height: 2n } }),
+    ]);
+    expect(failed.status).toBe(ProposalStatus.FAILED);
+    expect(failed.failedReason).toContain("upgrade cannot be scheduled in the past");
+    const none = await query(
+      v1.node,
+      "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+      QueryCurrentPlanRequestSchema,
+      {},
+      QueryCurrentPlanResponseSchema,
+    );
+    expect(none.plan).toBeUndefined();
+  }, 30_000);
+});
