@@ -1,13 +1,16 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
+import { NodeCallError } from "../client/node-rpc-client.js";
 import { CliError } from "./cli-error.js";
 import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
+import { queryCommand, statusCommand } from "./query.js";
 import { startCommand } from "./start.js";
 import { testnetCommand } from "./testnet.js";
+import { txCommand } from "./tx.js";
 import { versionCommand } from "./version.js";
 
 /** Runs the `chaind` command line for an app definition; expected failures print one line and exit 1. */
@@ -21,6 +24,9 @@ export async function runChaindCli(def: AppDefinition, argv = hideBin(process.ar
     .command(genesisCommand(def))
     .command(testnetCommand(def))
     .command(versionCommand(def))
+    .command(txCommand(def))
+    .command(queryCommand(def))
+    .command(statusCommand as never)
     .demandCommand(1, "a command is required; see --help")
     .strict()
     .help()
@@ -30,7 +36,8 @@ export async function runChaindCli(def: AppDefinition, argv = hideBin(process.ar
   try {
     await cli.parseAsync();
   } catch (e) {
-    const message = e instanceof CliError ? e.message : `unexpected error: ${(e as Error).stack ?? e}`;
+    const expected = e instanceof CliError || e instanceof NodeCallError;
+    const message = expected ? (e as Error).message : `unexpected error: ${(e as Error).stack ?? e}`;
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = e instanceof CliError ? e.exitCode : 1;
   }

@@ -2,6 +2,7 @@ import type { CommandModule } from "yargs";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
+import { addGenesisValidator, setGovPeriods } from "../chain/genesis-validators.js";
 import { HomeExistsError, initHome } from "../chain/init-home.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { writeGenesis } from "../config/genesis.js";
@@ -14,6 +15,10 @@ interface TestnetArgs extends GlobalArgs {
   keys: number;
   "block-time": string;
   balance: string;
+  stake: string;
+  "voting-period": string;
+  "deposit-period": string;
+  "min-deposit": string;
   overwrite: boolean;
 }
 
@@ -43,13 +48,36 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
           default: "1000000000000stake",
           describe: "funds of each test key",
         })
+        .option("stake", {
+          type: "string",
+          default: "100000000000",
+          describe: "tokens the validator key bonds at genesis (its voting power)",
+        })
+        .option("voting-period", {
+          type: "string",
+          default: "10s",
+          describe: "gov voting period, a Go duration",
+        })
+        .option("deposit-period", {
+          type: "string",
+          default: "10s",
+          describe: "gov deposit period, a Go duration",
+        })
+        .option("min-deposit", { type: "string", default: "10000000stake", describe: "gov minimum deposit" })
         .option("overwrite", { type: "boolean", default: false }) as never,
     handler: async (args) => {
       let blockTimeMs: number;
       let balance: Coins;
+      let votingPeriodMs: number;
+      let depositPeriodMs: number;
       try {
         blockTimeMs = parseGoDuration(args["block-time"]);
         balance = Coins.parse(args.balance);
+        votingPeriodMs = parseGoDuration(args["voting-period"]);
+        depositPeriodMs = parseGoDuration(args["deposit-period"]);
+        Coins.parse(args["min-deposit"]);
+        if (!/^\d+$/.test(args.stake) || BigInt(args.stake) <= 0n)
+          throw new Error("--stake must be a positive integer");
       } catch (e) {
         throw new CliError((e as Error).message);
       }
@@ -86,8 +114,16 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
         if (await ring.exists(name)) await ring.delete(name);
         const { info, mnemonic } = await ring.add(name, {});
         addGenesisAccount(result.genesis, info.address, balance, false);
+        if (name === "validator")
+          addGenesisValidator(result.genesis, {
+            operator: info.address,
+            consensusPubKey: result.validatorPubKey,
+            moniker: "validator",
+            amount: BigInt(args.stake),
+          });
         keys.push({ name, address: info.address, mnemonic });
       }
+      setGovPeriods(result.genesis, { votingPeriodMs, depositPeriodMs, minDeposit: args["min-deposit"] });
       writeGenesis(result.layout.genesisJson, result.genesis);
       process.stdout.write(
         `${JSON.stringify({ home: args.home, chain_id: args["chain-id"], keys }, null, 2)}\n`,

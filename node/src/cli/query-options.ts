@@ -1,0 +1,31 @@
+import { existsSync } from "node:fs";
+import { readClientConfig } from "../config/client-config.js";
+import { HomeLayout } from "../config/home-layout.js";
+import type { GlobalArgs } from "./global-options.js";
+
+/** Flags of every command that talks to a node. */
+export const queryOptions = {
+  node: {
+    type: "string",
+    describe: "<host>:<port> of the node's RPC (default: client.toml, tcp://localhost:26657)",
+  },
+  height: { type: "number", default: 0, describe: "query the state at this height (0 = latest)" },
+  output: {
+    alias: "o",
+    type: "string",
+    choices: ["text", "json"],
+    describe: "output format (default: client.toml)",
+  },
+} as const;
+
+export interface QueryArgs extends GlobalArgs {
+  node?: string;
+  height: number;
+  output?: "text" | "json";
+}
+
+/** client.toml of the home, when there is one: the defaults of --node, --chain-id, --output. */
+export function clientDefaults(home: string) {
+  const path = new HomeLayout(home).clientToml;
+  return readClientConfig(existsSync(path) ? path : `${path}.missing`);
+}

@@ -1,0 +1,157 @@
+import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
+import type { Any } from "@bufbuild/protobuf/wkt";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { Coins } from "../app/coins.js";
+import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
+import { PROTO_JSON_WRITE } from "../app/proto-json.js";
+import type { TypeRegistry } from "../app/type-registry.js";
+import { encodeAuthInfo, encodeBody, signTxDirect, type UnsignedTxParts } from "../client/direct-signing.js";
+import { KeyringError } from "../client/keyring/keyring-error.js";
+import { openKeyring } from "../client/keyring/open-keyring.js";
+import { NodeCallError } from "../client/node-rpc-client.js";
+import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
+import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
+import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { CliError } from "./cli-error.js";
+import { clientDefaults } from "./query-options.js";
+import { nodeClient, printJson } from "./run-query.js";
+import type { TxArgs } from "./tx-options.js";
+
+const WAIT_TIMEOUT_MS = 60_000;
+
+async function accountNumbers(
+  args: TxArgs,
+  address: string,
+): Promise<{ accountNumber: bigint; sequence: bigint }> {
+  const req = toBinary(QueryAccountRequestSchema, create(QueryAccountRequestSchema, { address }));
+  try {
+    const r = await nodeClient(args).query("/sdk.auth.v1beta1.Query/Account", req);
+    const any = fromBinary(QueryAccountResponseSchema, r.value).account;
+    const base = fromBinary(BaseAccountSchema, any!.value);
+    return { accountNumber: base.accountNumber, sequence: base.sequence };
+  } catch (e) {
+    if (e instanceof NodeCallError && /NotFound/.test(e.message))
+      throw new CliError(`account ${address} does not exist on chain: fund it first`);
+    if (e instanceof NodeCallError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+function feeOf(args: TxArgs, gas: bigint): { denom: string; amount: string }[] {
+  if (args.fees && args["gas-prices"]) throw new CliError("cannot provide both --fees and --gas-prices");
+  try {
+    if (args.fees) return Coins.parse(args.fees).toProto();
+    if (args["gas-prices"])
+      return parseDecCoins(args["gas-prices"]).map((p) => ({
+        denom: p.denom,
+        amount: requiredFee(p, gas).toString(),
+      }));
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  return [];
+}
+
+/**
+ * Builds, signs and broadcasts a tx from the `--from` key (or prints it unsigned with --generate-only), the
+ * generate / sign / broadcast steps of Cosmos in one go. Failures print one line and exit non-zero.
+ */
+export async function runTx(
+  args: TxArgs,
+  types: TypeRegistry,
+  buildMsgs: (from: string) => Any[],
+): Promise<void> {
+  const defaults = clientDefaults(args.home);
+  let key: Awaited<ReturnType<ReturnType<typeof openKeyring>["signer"]>>;
+  try {
+    const ring = openKeyring({
+      backend: args["keyring-backend"] ?? defaults.keyringBackend,
+      home: args["keyring-dir"] ?? args.home,
+      prefix: "sdk",
+    });
+    key = await ring.signer(args.from);
+  } catch (e) {
+    if (e instanceof KeyringError) throw new CliError(e.message);
+    throw e;
+  }
+  const messages = buildMsgs(key.address);
+  const memo = args.note ?? args.memo;
+  const client = nodeClient(args);
+  let gas: bigint;
+  if (args.gas === "auto") {
+    const { accountNumber: _n, sequence } = await accountNumbers(args, key.address);
+    const parts: UnsignedTxParts = { messages, memo, fee: { amount: [], gasLimit: 0n } };
+    const sim = toBinary(
+      TxRawSchema,
+      create(TxRawSchema, {
+        bodyBytes: encodeBody(parts),
+        authInfoBytes: encodeAuthInfo(parts, [{ pubKey: key.pubKey, sequence }]),
+        signatures: [new Uint8Array()],
+      }),
+    );
+    try {
+      const r = await client.query(
+        "/sdk.tx.v1beta1.Service/Simulate",
+        toBinary(SimulateRequestSchema, create(SimulateRequestSchema, { txBytes: sim })),
+      );
+      const used = fromBinary(SimulateResponseSchema, r.value).gasInfo?.gasUsed ?? 0n;
+      gas = BigInt(Math.ceil(Number(used) * args["gas-adjustment"]));
+    } catch (e) {
+      if (e instanceof NodeCallError) throw new CliError(`gas estimation failed: ${e.message}`);
+      throw e;
+    }
+  } else if (/^\d+$/.test(args.gas)) {
+    gas = BigInt(args.gas);
+  } else {
+    throw new CliError(`--gas must be a number or "auto", got ${JSON.stringify(args.gas)}`);
+  }
+  const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeOf(args, gas), gasLimit: gas } };
+
+  if (args["generate-only"]) {
+    const tx = create(TxSchema, {
+      body: fromBinary(TxBodySchema, encodeBody(parts)),
+      authInfo: fromBinary(AuthInfoSchema, encodeAuthInfo(parts, [])),
+      signatures: [],
+    });
+    printJson(
+      { output: "json", home: args.home },
+      toJson(TxSchema, tx, { ...PROTO_JSON_WRITE, registry: types.registry }),
+    );
+    return;
+  }
+
+  const chainId = args["chain-id"] || defaults.chainId || (await client.status()).node_info.network;
+  const { accountNumber, sequence } = await accountNumbers(args, key.address);
+  const bytes = await signTxDirect(
+    parts,
+    [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign(b) }],
+    chainId,
+  );
+  const mode = args["broadcast-mode"] ?? defaults.broadcastMode;
+  const res = mode === "async" ? await client.broadcastAsync(bytes) : await client.broadcastSync(bytes);
+  const txhash = Buffer.from(sha256(bytes)).toString("hex").toUpperCase();
+  if (res.code !== 0)
+    throw new CliError(`transaction ${txhash} rejected (code ${res.code}, ${res.codespace}): ${res.log}`);
+  if (!args.wait) {
+    printJson(args, { txhash, code: res.code, height: "0", raw_log: res.log });
+    return;
+  }
+  const spinner = process.stderr.isTTY ? setInterval(() => process.stderr.write("."), 500) : undefined;
+  try {
+    const done = await client.waitForTx(txhash, WAIT_TIMEOUT_MS);
+    if (done.tx_result.code !== 0)
+      throw new CliError(
+        `transaction ${txhash} failed in block ${done.height} (code ${done.tx_result.code}, ${done.tx_result.codespace}): ${done.tx_result.log}`,
+      );
+    printJson(args, { txhash, code: 0, height: done.height, raw_log: done.tx_result.log });
+  } catch (e) {
+    if (e instanceof NodeCallError) throw new CliError(`waiting for ${txhash}: ${e.message}`);
+    throw e;
+  } finally {
+    if (spinner) {
+      clearInterval(spinner);
+      process.stderr.write("\n");
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/** A failed call to a node: unreachable, a JSON-RPC error, or a query the node answered with a non-zero code. */
+export class NodeCallError extends Error {
+  constructor(
+    message: string,
+    readonly code = 0,
+    readonly codespace = "",
+  ) {
+    super(message);
+    this.name = "NodeCallError";
+  }
+}
+
+export interface BroadcastResult {
+  code: number;
+  codespace: string;
+  log: string;
+  hash: string;
+}
+
+/** `tcp://host:port` (CometBFT's form, client.toml's default) or an http(s) URL, as an http URL. */
+export function nodeHttpUrl(node: string): string {
+  if (/^https?:\/\//.test(node)) return node.replace(/\/$/, "");
+  if (/^tcp:\/\//.test(node)) return `http://${node.slice("tcp://".length)}`;
+  return `http://${node}`;
+}
+
+/** The CLI's view of a node: JSON-RPC over HTTP as CometBFT serves it. */
+export class NodeRpcClient {
+  private id = 0;
+  readonly url: string;
+
+  constructor(node: string) {
+    this.url = nodeHttpUrl(node);
+  }
+
+  async call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+      throw new NodeCallError(
+        `cannot reach node at ${this.url} (${cause}); is it running, and is --node right?`,
+      );
+    }
+    const body = (await res.json().catch(() => null)) as {
+      result?: T;
+      error?: { message: string; data?: string };
+    } | null;
+    if (!body) throw new NodeCallError(`node at ${this.url} answered HTTP ${res.status} with no JSON`);
+    if (body.error)
+      throw new NodeCallError(
+        `${method}: ${body.error.message}${body.error.data ? `: ${body.error.data}` : ""}`,
+      );
+    return body.result as T;
+  }
+
+  /** Runs a query through `abci_query`; a non-zero answer becomes a NodeCallError with the node's log. */
+  async query(path: string, data: Uint8Array, height = 0): Promise<{ value: Uint8Array; height: number }> {
+    const r = await this.call<{
+      response: { code: number; log: string; codespace: string; value: string | null; height: string };
+    }>("abci_query", { path, data: Buffer.from(data).toString("hex"), height: String(height), prove: false });
+    const resp = r.response;
+    if (resp.code !== 0) throw new NodeCallError(resp.log, resp.code, resp.codespace);
+    return { value: new Uint8Array(Buffer.from(resp.value ?? "", "base64")), height: Number(resp.height) };
+  }
+
+  async broadcastSync(tx: Uint8Array): Promise<BroadcastResult> {
+    return this.call<BroadcastResult>("broadcast_tx_sync", { tx: Buffer.from(tx).toString("base64") });
+  }
+
+  async broadcastAsync(tx: Uint8Array): Promise<BroadcastResult> {
+    return this.call<BroadcastResult>("broadcast_tx_async", { tx: Buffer.from(tx).toString("base64") });
+  }
+
+  async status(): Promise<{ node_info: { network: string }; sync_info: { latest_block_height: string } }> {
+    return this.call("status");
+  }
+
+  /** Polls for a committed tx until it appears or the timeout passes. */
+  async waitForTx(
+    hashHex: string,
+    timeoutMs: number,
+  ): Promise<{ height: string; tx_result: { code: number; log: string; codespace: string } }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await this.call("tx", { hash: Buffer.from(hashHex, "hex").toString("base64") });
+      } catch (e) {
+        if (!(e instanceof NodeCallError) || !/not found/.test(e.message) || Date.now() > deadline) throw e;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { CommandModule } from "yargs";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
+import { printMessage, runQuery } from "../../cli/run-query.js";
+import { Query } from "../../gen/sdk/auth/v1beta1/query_pb.js";
+
+export function authQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+  return {
+    command: "auth <command>",
+    describe: "Querying commands for the auth module",
+    builder: (y) =>
+      y
+        .options(queryOptions)
+        .command({
+          command: "account <address>",
+          describe: "An account by address",
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs & { address: string };
+            const r = await runQuery(args, Query.method.account, { address: args.address });
+            printMessage(args, Query.method.account.output, r, types.registry);
+          },
+        })
+        .demandCommand(1) as never,
+    handler: () => {},
+  };
+}

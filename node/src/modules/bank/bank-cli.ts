@@ -1,0 +1,72 @@
+import { create } from "@bufbuild/protobuf";
+import type { Argv, CommandModule } from "yargs";
+import { Coins } from "../../app/coins.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { CliError } from "../../cli/cli-error.js";
+import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
+import { printMessage, runQuery } from "../../cli/run-query.js";
+import { runTx } from "../../cli/run-tx.js";
+import { type TxArgs, txOptions } from "../../cli/tx-options.js";
+import { Query } from "../../gen/sdk/bank/v1beta1/query_pb.js";
+import { MsgSendSchema } from "../../gen/sdk/bank/v1beta1/tx_pb.js";
+
+export function bankTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
+  return {
+    command: "bank <command>",
+    describe: "Bank transaction subcommands",
+    builder: (y) =>
+      y
+        .command({
+          command: "send <from_key_or_address> <to_address> <amount>",
+          describe: "Send funds from one account to another",
+          builder: (b: Argv) => b.options({ ...txOptions, from: { ...txOptions.from, demandOption: false } }),
+          handler: (a) => {
+            let amount: ReturnType<Coins["toProto"]>;
+            try {
+              amount = Coins.parse(String(a.amount)).toProto();
+            } catch (e) {
+              throw new CliError(`invalid coins ${JSON.stringify(a.amount)}: ${(e as Error).message}`);
+            }
+            const args = { ...(a as unknown as TxArgs), from: String(a.from_key_or_address) };
+            return runTx(args, types, (from) => [
+              types.pack(
+                MsgSendSchema,
+                create(MsgSendSchema, { fromAddress: from, toAddress: String(a.to_address), amount }),
+              ),
+            ]);
+          },
+        })
+        .demandCommand(1) as never,
+    handler: () => {},
+  };
+}
+
+export function bankQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+  return {
+    command: "bank <command>",
+    describe: "Querying commands for the bank module",
+    builder: (y) =>
+      y
+        .options(queryOptions)
+        .command({
+          command: "balances <address>",
+          describe: "All balances of an account, or one with --denom",
+          builder: (b: Argv) => b.option("denom", { type: "string" }),
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs & { address: string; denom?: string };
+            if (args.denom) {
+              const r = await runQuery(args, Query.method.balance, {
+                address: args.address,
+                denom: args.denom,
+              });
+              printMessage(args, Query.method.balance.output, r, types.registry);
+              return;
+            }
+            const r = await runQuery(args, Query.method.allBalances, { address: args.address });
+            printMessage(args, Query.method.allBalances.output, r, types.registry);
+          },
+        })
+        .demandCommand(1) as never,
+    handler: () => {},
+  };
+}

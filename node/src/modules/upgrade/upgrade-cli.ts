@@ -1,0 +1,237 @@
+import { create } from "@bufbuild/protobuf";
+import type { Any } from "@bufbuild/protobuf/wkt";
+import type { Argv, CommandModule } from "yargs";
+import { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { CliError } from "../../cli/cli-error.js";
+import type { QueryArgs } from "../../cli/query-options.js";
+import { queryOptions } from "../../cli/query-options.js";
+import { nodeClient, printJson, printMessage, runQuery } from "../../cli/run-query.js";
+import { runTx } from "../../cli/run-tx.js";
+import { type TxArgs, txOptions } from "../../cli/tx-options.js";
+import { moduleAddress } from "../../crypto/address.js";
+import { Service as TendermintService } from "../../gen/sdk/base/tendermint/v1beta1/query_pb.js";
+import { Query as GovQuery } from "../../gen/sdk/gov/v1/query_pb.js";
+import { MsgSubmitProposalSchema } from "../../gen/sdk/gov/v1/tx_pb.js";
+import { Query } from "../../gen/sdk/upgrade/v1beta1/query_pb.js";
+import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/sdk/upgrade/v1beta1/tx_pb.js";
+import { validatePlanInfo } from "./plan-info-check.js";
+
+interface ProposalArgs extends TxArgs {
+  title: string;
+  summary: string;
+  deposit?: string;
+  metadata: string;
+}
+
+interface SoftwareUpgradeArgs extends ProposalArgs {
+  name: string;
+  "upgrade-height": number;
+  "upgrade-info": string;
+  "no-checksum-required": boolean;
+  "no-validate": boolean;
+  "safety-delta": number;
+}
+
+const proposalOptions = {
+  ...txOptions,
+  title: { type: "string", demandOption: true, describe: "proposal title" },
+  summary: { type: "string", demandOption: true, describe: "proposal summary" },
+  deposit: { type: "string", describe: "initial deposit, e.g. 10000000stake" },
+  metadata: { type: "string", default: "", describe: "proposal metadata (e.g. an ipfs link)" },
+} as const;
+
+const govAuthority = (prefix: string) => new AddressCodec(prefix).toString(moduleAddress("gov"));
+
+function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
+  return (from: string) => {
+    let deposit: { denom: string; amount: string }[] = [];
+    try {
+      deposit = args.deposit ? Coins.parse(args.deposit).toProto() : [];
+    } catch (e) {
+      throw new CliError(`--deposit: ${(e as Error).message}`);
+    }
+    const msg = create(MsgSubmitProposalSchema, {
+      messages: [inner],
+      initialDeposit: deposit,
+      proposer: from,
+      metadata: args.metadata,
+      title: args.title,
+      summary: args.summary,
+    });
+    return [types.pack(MsgSubmitProposalSchema, msg)];
+  };
+}
+
+/** `chaind tx upgrade software-upgrade|cancel-software-upgrade`: governance proposals carrying upgrade messages. */
+export function upgradeTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
+  return {
+    command: "upgrade <command>",
+    describe: "Upgrade transaction subcommands (governance proposals)",
+    builder: (y) =>
+      y
+        .command({
+          command: "software-upgrade <name>",
+          describe: "Submit a software upgrade proposal",
+          builder: (b: Argv) =>
+            b
+              .options(proposalOptions)
+              .positional("name", { type: "string", demandOption: true })
+              .option("upgrade-height", {
+                type: "number",
+                demandOption: true,
+                describe: "height at which to upgrade",
+              })
+              .option("upgrade-info", {
+                type: "string",
+                default: "",
+                describe: "plan info, typically JSON with binaries",
+              })
+              .option("no-checksum-required", {
+                type: "boolean",
+                default: false,
+                describe: "allow binary URLs without ?checksum=",
+              })
+              .option("no-validate", {
+                type: "boolean",
+                default: false,
+                describe: "skip the --upgrade-info check",
+              })
+              .option("safety-delta", {
+                type: "number",
+                default: 60,
+                describe: "seconds of margin after the voting period (spec 8)",
+              }),
+          handler: async (args) => {
+            const a = args as unknown as SoftwareUpgradeArgs;
+            if (!Number.isSafeInteger(a["upgrade-height"]) || a["upgrade-height"] <= 0)
+              throw new CliError("--upgrade-height must be a positive integer");
+            if (!a["no-validate"] && a["upgrade-info"]) {
+              try {
+                validatePlanInfo(a["upgrade-info"], { requireChecksum: !a["no-checksum-required"] });
+              } catch (e) {
+                throw new CliError(`--upgrade-info: ${(e as Error).message}`);
+              }
+            }
+            await warnIfTooSoon(a);
+            const inner = types.pack(
+              MsgSoftwareUpgradeSchema,
+              create(MsgSoftwareUpgradeSchema, {
+                authority: govAuthority("sdk"),
+                plan: { name: a.name, height: BigInt(a["upgrade-height"]), info: a["upgrade-info"] },
+              }),
+            );
+            await runTx(a, types, proposalMsgs(a, types, inner));
+          },
+        })
+        .command({
+          command: "cancel-software-upgrade",
+          describe: "Submit a proposal to cancel the scheduled upgrade",
+          builder: (b: Argv) => b.options(proposalOptions),
+          handler: async (args) => {
+            const a = args as unknown as ProposalArgs;
+            const inner = types.pack(
+              MsgCancelUpgradeSchema,
+              create(MsgCancelUpgradeSchema, { authority: govAuthority("sdk") }),
+            );
+            await runTx(a, types, proposalMsgs(a, types, inner));
+          },
+        })
+        .demandCommand(1) as never,
+    handler: () => {},
+  };
+}
+
+/**
+ * Spec section 8: the height should leave 2 x (voting + deposit period) + a safety delta, so the upgrade can
+ * still be cancelled. Warns (on stderr) when the chain's block rate says it does not.
+ */
+async function warnIfTooSoon(a: SoftwareUpgradeArgs): Promise<void> {
+  try {
+    const latest = await runQuery(a, TendermintService.method.getLatestBlock, {});
+    const params = (await runQuery(a, GovQuery.method.params, { paramsType: "voting" })).params;
+    const height = Number(latest.block?.header?.height ?? 0n);
+    if (height < 2) return;
+    const first = await runQuery(a, TendermintService.method.getBlockByHeight, {
+      height: BigInt(Math.max(1, height - 20)),
+    });
+    const dt =
+      Number(latest.block?.header?.time?.seconds ?? 0n) - Number(first.block?.header?.time?.seconds ?? 0n);
+    const blocks = height - Number(first.block?.header?.height ?? 0n);
+    const blockSeconds = blocks > 0 && dt > 0 ? dt / blocks : 1;
+    const windowSeconds =
+      2 * (Number(params?.votingPeriod?.seconds ?? 0n) + Number(params?.maxDepositPeriod?.seconds ?? 0n)) +
+      a["safety-delta"];
+    const needed = height + Math.ceil(windowSeconds / blockSeconds);
+    if (a["upgrade-height"] < needed)
+      process.stderr.write(
+        `warning: upgrade height ${a["upgrade-height"]} leaves less than 2 x (voting + deposit period) + ${a["safety-delta"]}s (about height ${needed} at the current block rate); a cancellation may not pass in time\n`,
+      );
+  } catch {
+    // The warning is advice; a node that cannot answer here will refuse the tx itself with a clear error.
+  }
+}
+
+/** `chaind query upgrade plan|applied|module_versions|authority`. */
+export function upgradeQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+  return {
+    command: "upgrade <command>",
+    describe: "Querying commands for the upgrade module",
+    builder: (y) =>
+      y
+        .options(queryOptions)
+        .command({
+          command: "plan",
+          describe: "Get the upgrade plan (if one exists)",
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs;
+            const r = await runQuery(args, Query.method.currentPlan, {});
+            if (!r.plan) throw new CliError("no upgrade scheduled");
+            printMessage(args, Query.method.currentPlan.output.field.plan.message!, r.plan, types.registry);
+          },
+        })
+        .command({
+          command: "applied <upgrade-name>",
+          describe: "Block header of the height at which a completed upgrade was applied",
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs & { "upgrade-name": string };
+            const r = await runQuery(args, Query.method.appliedPlan, { name: args["upgrade-name"] });
+            if (r.height === 0n) throw new CliError(`no upgrade found with name ${args["upgrade-name"]}`);
+            // The block's meta: block id, size, header fields and tx count, as the spec's CLI prints.
+            const h = String(r.height);
+            const chain = await nodeClient(args).call<{ block_metas: unknown[] }>("blockchain", {
+              minHeight: h,
+              maxHeight: h,
+            });
+            printJson(args, chain.block_metas[0]);
+          },
+        })
+        .command({
+          command: "module_versions [module_name]",
+          describe: "Module names and their consensus versions, or one module's",
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs & { module_name?: string };
+            const r = await runQuery(args, Query.method.moduleVersions, {
+              moduleName: args.module_name ?? "",
+            });
+            printMessage(args, Query.method.moduleVersions.output, r, types.registry);
+          },
+        })
+        .command({
+          command: "authority",
+          describe: "The address allowed to schedule upgrades (the gov module account)",
+          handler: async (a) => {
+            const args = a as unknown as QueryArgs;
+            printMessage(
+              args,
+              Query.method.authority.output,
+              await runQuery(args, Query.method.authority, {}),
+              types.registry,
+            );
+          },
+        })
+        .demandCommand(1) as never,
+    handler: () => {},
+  };
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useFreeListenerPorts } from "../../e2e/helpers/free-listeners.js";
+import { chaind, NodeProcess } from "../helpers/chaind-process.js";
+
+describe("chaind CLI against a running node: sends, queries and an upgrade proposal to the halt", () => {
+  let dir: string;
+  let home: string;
+  let node: NodeProcess;
+  let rpc: string;
+  let keys: { name: string; address: string }[];
+  const cli = (...args: string[]) => chaind([...args, "--home", home, "--node", rpc]);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "cli-flow-"));
+    home = join(dir, "home");
+    const made = await chaind([
+      "testnet",
+      "--home",
+      home,
+      "--chain-id",
+      "cli-1",
+      "--block-time",
+      "200ms",
+      "--voting-period",
+      "2s",
+      "--deposit-period",
+      "2s",
+      "--min-deposit",
+      "1000stake",
+    ]);
+    expect(made.exitCode, made.stderr).toBe(0);
+    keys = JSON.parse(made.stdout).keys;
+    useFreeListenerPorts(home);
+    node = new NodeProcess(home);
+    rpc = (await node.waitFor(/rpc listening address=(\S+)/))[1];
+    await node.waitFor(/committed block .*height=2 /);
+  });
+  afterAll(async () => {
+    node.proc.kill("SIGTERM");
+    await node.proc;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("sends with --gas auto, waits for inclusion, and shows the new balance", async () => {
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    const sent = await cli(
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      bob,
+      "12345stake",
+      "--gas",
+      "auto",
+      "--fees",
+      "5000stake",
+      "--wait",
+      "-o",
+      "json",
+    );
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const result = JSON.parse(sent.stdout);
+    expect(result.code).toBe(0);
+    expect(Number(result.height)).toBeGreaterThan(0);
+    const balances = await cli("query", "bank", "balances", bob, "-o", "json");
+    expect(JSON.parse(balances.stdout).balances).toEqual([{ denom: "stake", amount: "1000000012345" }]);
+    const found = await cli("query", "tx", result.txhash, "-o", "json");
+    expect(JSON.parse(found.stdout).height).toBe(result.height);
+  });
+
+  it("prints one clear line and exits non-zero for each mistake", async () => {
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    const cases: [string[], RegExp][] = [
+      [["tx", "bank", "send", "alice", bob, "12x"], /^Error: invalid coins "12x"/],
+      [["tx", "bank", "send", "nobody", bob, "1stake"], /^Error: .*nobody/],
+      [
+        ["tx", "bank", "send", "alice", "sdk1notanaddress", "1stake", "--wait"],
+        /^Error: transaction .* (rejected|failed)/,
+      ],
+      [["tx", "gov", "vote", "1", "maybe", "--from", "validator"], /^Error: invalid vote option "maybe"/],
+      [["query", "gov", "proposal", "999"], /^Error: .*proposal 999 doesn't exist/],
+      [
+        [
+          "tx",
+          "upgrade",
+          "software-upgrade",
+          "v9",
+          "--title",
+          "t",
+          "--summary",
+          "s",
+          "--from",
+          "validator",
+          "--upgrade-height",
+          "100",
+          "--upgrade-info",
+          '{"binaries":{"linux/amd64":"http://127.0.0.1:1/x"}}',
+        ],
+        /^Error: --upgrade-info: binaries.linux\/amd64: missing checksum/,
+      ],
+    ];
+    for (const [args, re] of cases) {
+      const r = await cli(...args);
+      expect(r.exitCode, args.join(" ")).not.toBe(0);
+      expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+      expect(r.stderr.trim(), args.join(" ")).toMatch(re);
+    }
+    const down = await chaind([
+      "query",
+      "bank",
+      "balances",
+      bob,
+      "--home",
+      home,
+      "--node",
+      "tcp://127.0.0.1:1",
+    ]);
+    expect(down.exitCode).not.toBe(0);
+    expect(down.stderr.trim()).toMatch(/^Error: cannot reach node at http:\/\/127\.0\.0\.1:1/);
+  });
+
+  it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
+    const status = JSON.parse((await cli("status")).stdout);
+    const height = Number(status.sync_info.latest_block_height) + 45;
+    const info = JSON.stringify({
+      binaries: { "linux/amd64": `http://127.0.0.1:1/c.tar.gz?checksum=sha256:${"a".repeat(64)}` },
+    });
+    const submitted = await cli(
+      "tx",
+      "upgrade",
+      "software-upgrade",
+      "v2",
+      "--title",
+      "Upgrade to v2",
+      "--summary",
+      "test",
+      "--deposit",
+      "1000stake",
+      "--upgrade-height",
+      String(height),
+      "--upgrade-info",
+      info,
+      "--from",
+      "validator",
+      "--wait",
+      "-o",
+      "json",
+    );
+    expect(submitted.exitCode, submitted.stderr).toBe(0);
+    expect(submitted.stderr).toContain("warning: upgrade height");
+    const proposals = JSON.parse((await cli("query", "gov", "proposals", "-o", "json")).stdout).proposals;
+    const id = proposals.at(-1).id;
+    expect(proposals.at(-1).status).toBe("PROPOSAL_STATUS_VOTING_PERIOD");
+    const voted = await cli("tx", "gov", "vote", id, "yes", "--from", "validator", "--wait");
+    expect(voted.exitCode, voted.stderr).toBe(0);
+    await node.waitFor(/proposal tallied .*result=proposal_passed/, 20_000);
+    const plan = JSON.parse((await cli("query", "upgrade", "plan", "-o", "json")).stdout);
+    expect(plan).toMatchObject({ name: "v2", height: String(height), info });
+    const versions = JSON.parse(
+      (await cli("query", "upgrade", "module_versions", "gov", "-o", "json")).stdout,
+    );
+    expect(versions.module_versions).toEqual([{ name: "gov", version: "5" }]);
+    const unknown = await cli("query", "upgrade", "module_versions", "nope");
+    expect(unknown.stderr.trim()).toMatch(/^Error: .*module nope not found/);
+
+    await node.waitFor(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 30_000);
+    const exit = await node.proc;
+    expect(exit.exitCode).toBe(3);
+    expect(JSON.parse(readFileSync(join(home, "data", "upgrade-info.json"), "utf8"))).toEqual({
+      name: "v2",
+      time: "0001-01-01T00:00:00Z",
+      height,
+      info,
+    });
+  }, 90_000);
+});
