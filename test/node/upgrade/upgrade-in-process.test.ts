@@ -27,17 +27,17 @@ import {
 } from "../../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import { UpgradeHaltError } from "../../../node/src/modules/upgrade/upgrade-halt.js";
+import { GOV_ADDRESS, passProposal, queryApp } from "../helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
 
 const alice = testAccount("alice");
-const GOV = new AddressCodec("sdk").toString(moduleAddress("gov"));
+const GOV = GOV_ADDRESS;
 const V2 = defineApp({
   name: "chaind",
   version: "2.0.0-test",
   upgrades: { handlers: { v2: async (_ctx, _plan, fromVM, run) => run(fromVM) } },
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("upgrade lifecycle in process", () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -61,18 +61,6 @@ describe("upgrade lifecycle in process", () => {
     };
   }
 
-  async function query<O extends Parameters<typeof fromBinary>[0]>(
-    node: ChainNode,
-    path: string,
-    reqSchema: Parameters<typeof toBinary>[0],
-    req: object,
-    resSchema: O,
-    height = 0,
-  ) {
-    const r = await node.app.query(path, toBinary(reqSchema, create(reqSchema, req as never)), height);
-    return fromBinary(resSchema, r.value);
-  }
-
   const setup = () => {
     const h = makeTestHome({
       accounts: [{ account: alice, coins: "10000000000stake" }],
@@ -82,47 +70,6 @@ describe("upgrade lifecycle in process", () => {
     cleanups.push(h.cleanup);
     return h;
   };
-
-  /** Submits a proposal with `msgs`, votes YES with the validator, and runs blocks until voting ends. */
-  async function passProposal(node: ChainNode, signer: TxSigner, msgs: ReturnType<typeof anyOf>[]) {
-    const submit = await node.mempool.add(
-      await signer.sign([
-        anyOf(MsgSubmitProposalSchema, {
-          messages: msgs,
-          initialDeposit: [{ denom: "stake", amount: "1000" }],
-          proposer: alice.address,
-          title: "t",
-          summary: "s",
-        }),
-      ]),
-    );
-    expect(submit.code, submit.log).toBe(0);
-    const b = await node.producer.produce();
-    expect(b.txResults[0].code, b.txResults[0].log).toBe(0);
-    const id = BigInt(
-      b.txResults[0].events
-        .find((e) => e.type === "submit_proposal")!
-        .attributes.find((a) => a.key === "proposal_id")!.value,
-    );
-    const vote = await node.mempool.add(
-      await signer.sign([
-        anyOf(MsgVoteSchema, { proposalId: id, voter: alice.address, option: VoteOption.YES }),
-      ]),
-    );
-    expect(vote.code, vote.log).toBe(0);
-    const voted = await node.producer.produce();
-    expect(voted.txResults[0].code, voted.txResults[0].log).toBe(0);
-    await sleep(1100);
-    await node.producer.produce();
-    const p = await query(
-      node,
-      "/sdk.gov.v1.Query/Proposal",
-      QueryProposalRequestSchema,
-      { proposalId: id },
-      QueryProposalResponseSchema,
-    );
-    return p.proposal!;
-  }
 
   it("schedules through gov, halts the old binary at the height, and the new binary applies the plan", async () => {
     const h = setup();
@@ -138,7 +85,7 @@ describe("upgrade lifecycle in process", () => {
     ]);
     expect(proposal.status, JSON.stringify(proposal.finalTallyResult)).toBe(ProposalStatus.PASSED);
     expect(proposal.finalTallyResult?.yesCount).toBe("1000000");
-    const plan = await query(
+    const plan = await queryApp(
       v1.node,
       "/sdk.upgrade.v1beta1.Query/CurrentPlan",
       QueryCurrentPlanRequestSchema,
@@ -169,7 +116,7 @@ describe("upgrade lifecycle in process", () => {
     const applied = await v2.node.producer.produce();
     expect(applied.height).toBe(planHeight);
     await v2.node.producer.produce();
-    const done = await query(
+    const done = await queryApp(
       v2.node,
       "/sdk.upgrade.v1beta1.Query/AppliedPlan",
       QueryAppliedPlanRequestSchema,
@@ -177,7 +124,7 @@ describe("upgrade lifecycle in process", () => {
       QueryAppliedPlanResponseSchema,
     );
     expect(done.height).toBe(BigInt(planHeight));
-    const before = await query(
+    const before = await queryApp(
       v2.node,
       "/sdk.upgrade.v1beta1.Query/AppliedPlan",
       QueryAppliedPlanRequestSchema,
@@ -186,7 +133,7 @@ describe("upgrade lifecycle in process", () => {
       planHeight - 1,
     );
     expect(before.height).toBe(0n);
-    const current = await query(
+    const current = await queryApp(
       v2.node,
       "/sdk.upgrade.v1beta1.Query/CurrentPlan",
       QueryCurrentPlanRequestSchema,
@@ -194,7 +141,7 @@ describe("upgrade lifecycle in process", () => {
       QueryCurrentPlanResponseSchema,
     );
     expect(current.plan).toBeUndefined();
-    const versions = await query(
+    const versions = await queryApp(
       v2.node,
       "/sdk.upgrade.v1beta1.Query/ModuleVersions",
       QueryModuleVersionsRequestSchema,
@@ -239,7 +186,7 @@ describe("upgrade lifecycle in process", () => {
       anyOf(MsgCancelUpgradeSchema, { authority: GOV }),
     ]);
     expect(cancelled.status).toBe(ProposalStatus.PASSED);
-    const none = await query(
+    const none = await queryApp(
       v1.node,
       "/sdk.upgrade.v1beta1.Query/CurrentPlan",
       QueryCurrentPlanRequestSchema,
@@ -301,7 +248,7 @@ describe("upgrade lifecycle in process", () => {
     ]);
     expect(failed.status).toBe(ProposalStatus.FAILED);
     expect(failed.failedReason).toContain("upgrade cannot be scheduled in the past");
-    const none = await query(
+    const none = await queryApp(
       v1.node,
       "/sdk.upgrade.v1beta1.Query/CurrentPlan",
       QueryCurrentPlanRequestSchema,
