@@ -7,6 +7,7 @@ import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
+import { preUpgradeCommand } from "./pre-upgrade.js";
 import { queryCommand, statusCommand } from "./query.js";
 import { startCommand } from "./start.js";
 import { testnetCommand } from "./testnet.js";
@@ -27,6 +28,7 @@ export async function runChaindCli(def: AppDefinition, argv = hideBin(process.ar
     .command(txCommand(def))
     .command(queryCommand(def))
     .command(statusCommand as never)
+    .command(preUpgradeCommand(def))
     .demandCommand(1, "a command is required; see --help")
     .strict()
     .help()

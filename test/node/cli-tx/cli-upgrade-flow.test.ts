@@ -177,3 +177,28 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     });
   }, 90_000);
 });
+
+describe("chaind pre-upgrade", () => {
+  it("exits 0 on a usable home, 31 while another process holds the database, 30 when the home is unusable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pre-upgrade-"));
+    const home = join(dir, "home");
+    try {
+      expect((await chaind(["testnet", "--home", home, "--keys", "0"])).exitCode).toBe(0);
+      useFreeListenerPorts(home);
+      const ok = await chaind(["pre-upgrade", "--home", home]);
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      const running = new NodeProcess(home);
+      await running.waitFor(/committed block/);
+      const busy = await chaind(["pre-upgrade", "--home", home]);
+      expect(busy.exitCode).toBe(31);
+      expect(busy.stderr).toMatch(/locked by another process.*retry later/);
+      running.proc.kill("SIGTERM");
+      await running.proc;
+      const broken = await chaind(["pre-upgrade", "--home", join(dir, "missing")]);
+      expect(broken.exitCode).toBe(30);
+      expect(broken.stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
