@@ -6,17 +6,12 @@ import type { TypeRegistry } from "./type-registry.js";
 type Fields = Record<string, unknown>;
 
 /**
- * Rewrites every Any inside a message (packed ones included) to the namespace a client asked in, so a
- * `cosmos.` request gets `/cosmos.auth.v1beta1.BaseAccount` holding a `/cosmos.crypto.secp256k1.PubKey`.
- * Changes the message in place.
+ * Rewrites every Any inside a message (packed ones included) to `/<name>` in a namespace: the one a client
+ * asked in, so a `cosmos.` request gets `/cosmos.auth.v1beta1.BaseAccount` holding a
+ * `/cosmos.crypto.secp256k1.PubKey`; or `sdk`, to undo protojson's `type.googleapis.com/` prefix after
+ * parsing JSON. Changes the message in place.
  */
-export function rewriteAnyNamespace(
-  desc: DescMessage,
-  msg: object,
-  ns: Namespace,
-  types: TypeRegistry,
-): void {
-  if (ns === "sdk") return;
+export function rewriteAnyTypeUrls(desc: DescMessage, msg: object, ns: Namespace, types: TypeRegistry): void {
   visit(desc, msg as Fields, ns, types);
 }
 

@@ -1,9 +1,10 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { GenesisDoc } from "../config/genesis.js";
 import { ChainError, toChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import type { Logger } from "../logging/logger.js";
 import type { AnteHandler } from "../modules/auth/ante-handler.js";
 import { computeAppHash } from "../store/app-hash.js";
@@ -11,7 +12,7 @@ import { CacheMultiStore } from "../store/cache-multi-store.js";
 import type { ChangeSet } from "../store/change-set.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import type { AddressCodec } from "./address-codec.js";
-import { rewriteAnyNamespace } from "./any-namespace.js";
+import { rewriteAnyTypeUrls } from "./any-namespace.js";
 import type { AppModule } from "./app-module.js";
 import { AsyncLock } from "./async-lock.js";
 import { type BlockHeaderInfo, Context } from "./context.js";
@@ -19,6 +20,7 @@ import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
 import { msgSigners } from "./msg-signers.js";
 import { toSdkName } from "./namespace.js";
+import { fromProtoJson } from "./proto-json.js";
 import { ServiceRegistrar } from "./service-registrar.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
 import { errorResult, type TxResult } from "./tx-result.js";
@@ -126,9 +128,37 @@ export class App {
     for (const m of this.deps.modules) {
       await m.initGenesis?.(ctx, genesis.app_state[m.name] ?? m.defaultGenesis?.());
     }
+    await this.deliverGenTxs(genesis, ms, block);
     this.genesisState = ms;
     this.checkState = ms.branch();
     return { appHash: computeAppHash(new Uint8Array(), ms.changeSet()) };
+  }
+
+  /** Runs genesis transactions (gentxs collected into `genutil.gen_txs`) on top of the modules' genesis. */
+  private async deliverGenTxs(
+    genesis: GenesisDoc,
+    ms: CacheMultiStore,
+    block: BlockHeaderInfo,
+  ): Promise<void> {
+    const genTxs = (genesis.app_state.genutil as { gen_txs?: JsonValue[] } | undefined)?.gen_txs ?? [];
+    for (const [i, json] of genTxs.entries()) {
+      let bytes: Uint8Array;
+      try {
+        const tx = fromProtoJson(TxSchema, json, this.types);
+        bytes = toBinary(
+          TxRawSchema,
+          create(TxRawSchema, {
+            bodyBytes: toBinary(TxBodySchema, tx.body ?? create(TxBodySchema)),
+            authInfoBytes: toBinary(AuthInfoSchema, tx.authInfo ?? create(AuthInfoSchema)),
+            signatures: tx.signatures,
+          }),
+        );
+      } catch (e) {
+        throw new Error(`genesis genutil.gen_txs[${i}]: ${(e as Error).message}`);
+      }
+      const { result } = await this.runTx("finalize", bytes, ms, block);
+      if (result.code !== 0) throw new Error(`genesis genutil.gen_txs[${i}] failed: ${result.log}`);
+    }
   }
 
   checkTx(txBytes: Uint8Array): Promise<TxResult> {
@@ -238,7 +268,7 @@ export class App {
     };
     const ctx = this.context(new CacheMultiStore(view), block, "query");
     const resp = await method.handler(ctx, req);
-    rewriteAnyNamespace(method.output, resp, namespace, this.types);
+    if (namespace === "cosmos") rewriteAnyTypeUrls(method.output, resp, namespace, this.types);
     return { value: toBinary(method.output, resp), height: h };
   }
 

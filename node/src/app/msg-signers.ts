@@ -2,7 +2,7 @@ import { type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { signer } from "../gen/sdk/msg/v1/msg_pb.js";
-import type { AddressCodec } from "./address-codec.js";
+import { AddressCodec } from "./address-codec.js";
 
 /**
  * The signer addresses of a message, read from its `sdk.msg.v1.signer` option: a string field holds an
@@ -18,12 +18,20 @@ export function msgSigners(desc: DescMessage, msg: Message, addresses: AddressCo
     if (!field) throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
     const value = (msg as unknown as Record<string, unknown>)[field.localName];
     if (field.fieldKind === "scalar") {
-      addresses.fromString(value as string, name);
-      out.push(value as string);
+      out.push(signerAccount(value as string, name, addresses));
     } else if (field.message) {
       const items = Array.isArray(value) ? value : value ? [value] : [];
       for (const item of items) out.push(...msgSigners(field.message, item as Message, addresses));
     }
   }
   return out;
+}
+
+/** A signer field may hold an operator (`<prefix>valoper…`) address; the account that signs is the same bytes. */
+function signerAccount(value: string, field: string, addresses: AddressCodec): string {
+  const valoper = `${addresses.prefix}valoper1`;
+  if (value.startsWith(valoper))
+    return addresses.toString(new AddressCodec(valoper.slice(0, -1)).fromString(value, field));
+  addresses.fromString(value, field);
+  return value;
 }

@@ -7,6 +7,7 @@ import { openKeyring } from "../client/keyring/open-keyring.js";
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { CliError } from "./cli-error.js";
+import { collectGentxsCommand, gentxCommand } from "./gentx.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface AddAccountArgs extends GlobalArgs {
@@ -97,7 +98,13 @@ export function genesisCommand(def: AppDefinition): CommandModule<GlobalArgs, Gl
   return {
     command: "genesis <command>",
     describe: "Application's genesis-related subcommands",
-    builder: (y) => y.command(addAccountCommand()).command(validateCommand(def)).demandCommand(1) as never,
+    builder: (y) =>
+      y
+        .command(addAccountCommand())
+        .command(validateCommand(def))
+        .command(gentxCommand(def))
+        .command(collectGentxsCommand())
+        .demandCommand(1) as never,
     handler: () => {},
   };
 }

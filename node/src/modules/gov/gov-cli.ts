@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
-import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { create, type JsonValue } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
+import { fromProtoJson } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../cli/cli-error.js";
 import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
@@ -45,19 +46,6 @@ function voteOption(raw: string): VoteOption {
   return value as VoteOption;
 }
 
-/** `cosmos.` type URLs in a proposal file name our `sdk.` types. */
-function toSdkTypes(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(toSdkTypes);
-  if (v && typeof v === "object")
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [
-        k,
-        k === "@type" && typeof x === "string" ? x.replace(/^\/cosmos\./, "/sdk.") : toSdkTypes(x),
-      ]),
-    );
-  return v;
-}
-
 export function govTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
   const tx = (a: unknown, build: (from: string) => ReturnType<TypeRegistry["pack"]>[]) =>
     runTx(a as TxArgs, types, build);
@@ -88,7 +76,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxAr
             }
             const messages = (doc.messages ?? []).map((m, i) => {
               try {
-                return fromJson(AnySchema, toSdkTypes(m) as JsonValue, { registry: types.registry });
+                return fromProtoJson(AnySchema, m, types);
               } catch (e) {
                 throw new CliError(`proposal file: message ${i}: ${(e as Error).message}`);
               }

@@ -1,0 +1,134 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { create, fromBinary, type JsonValue, toJson } from "@bufbuild/protobuf";
+import type { CommandModule } from "yargs";
+import { AddressCodec } from "../app/address-codec.js";
+import { Coins } from "../app/coins.js";
+import { PROTO_JSON_WRITE } from "../app/proto-json.js";
+import type { AppDefinition } from "../chain/app-definition.js";
+import { encodeAuthInfo, encodeBody, signTxDirect } from "../client/direct-signing.js";
+import { openKeyring } from "../client/keyring/open-keyring.js";
+import { readGenesis, writeGenesis } from "../config/genesis.js";
+import { HomeLayout } from "../config/home-layout.js";
+import { readPrivValidatorKey } from "../config/priv-validator-key.js";
+import { PubKeySchema } from "../gen/sdk/crypto/ed25519/keys_pb.js";
+import { MsgCreateValidatorSchema } from "../gen/sdk/staking/v1beta1/tx_pb.js";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { CliError } from "./cli-error.js";
+import { cliTypes } from "./cli-types.js";
+import type { GlobalArgs } from "./global-options.js";
+
+interface GentxArgs extends GlobalArgs {
+  key: string;
+  amount: string;
+  moniker?: string;
+  "keyring-backend": string;
+}
+
+/**
+ * `chaind genesis gentx <key> <amount>`: a MsgCreateValidator signed by the key, bonding `amount` with this
+ * home's consensus key (priv_validator_key.json), written to config/gentx/ for collect-gentxs.
+ */
+export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, GentxArgs> {
+  return {
+    command: "gentx <key> <amount>",
+    describe: "Generate a genesis tx that creates a validator with a self-delegation",
+    builder: (y) =>
+      y
+        .positional("key", { type: "string", demandOption: true })
+        .positional("amount", { type: "string", demandOption: true })
+        .option("moniker", { type: "string" })
+        .option("keyring-backend", { type: "string", default: "test" }) as never,
+    handler: async (args) => {
+      const layout = new HomeLayout(args.home);
+      const genesis = readGenesis(layout.genesisJson);
+      const prefix = genesis.bech32_prefix ?? "sdk";
+      let amount: Coins;
+      try {
+        amount = Coins.parse(args.amount);
+      } catch (e) {
+        throw new CliError(`invalid amount: ${(e as Error).message}`);
+      }
+      if (amount.list.length !== 1)
+        throw new CliError("the self-delegation must be one coin of the bond denom");
+      const key = await openKeyring({ backend: args["keyring-backend"], home: args.home, prefix })
+        .signer(args.key)
+        .catch((e: Error) => {
+          throw new CliError(e.message);
+        });
+      const funded = (
+        genesis.app_state.bank as { balances?: { address: string }[] } | undefined
+      )?.balances?.some((b) => b.address === key.address);
+      if (!funded)
+        throw new CliError(`account ${key.address} is not in genesis: add it with add-genesis-account first`);
+      const consensus = readPrivValidatorKey(layout.privValidatorKey);
+      const types = cliTypes(def);
+      const valoper = new AddressCodec(`${prefix}valoper`).toString(
+        new AddressCodec(prefix).fromString(key.address),
+      );
+      const msg = create(MsgCreateValidatorSchema, {
+        description: { moniker: args.moniker ?? valoper },
+        commission: {
+          rate: "0.100000000000000000",
+          maxRate: "0.200000000000000000",
+          maxChangeRate: "0.010000000000000000",
+        },
+        minSelfDelegation: "1",
+        validatorAddress: valoper,
+        pubkey: types.pack(PubKeySchema, create(PubKeySchema, { key: consensus.pubKey })),
+        value: amount.toProto()[0],
+      });
+      const parts = {
+        messages: [types.pack(MsgCreateValidatorSchema, msg)],
+        fee: { amount: [], gasLimit: 200_000n },
+      };
+      // Genesis txs are signed with account number 0, as the ante handler checks them at height 0.
+      const raw = await signTxDirect(
+        parts,
+        [{ pubKey: key.pubKey, accountNumber: 0n, sequence: 0n, sign: (b) => key.sign(b) }],
+        genesis.chain_id,
+      );
+      const decoded = fromBinary(TxRawSchema, raw);
+      const tx = create(TxSchema, {
+        body: fromBinary(TxBodySchema, encodeBody(parts)),
+        authInfo: fromBinary(AuthInfoSchema, encodeAuthInfo(parts, [{ pubKey: key.pubKey, sequence: 0n }])),
+        signatures: decoded.signatures,
+      });
+      mkdirSync(layout.gentxDir, { recursive: true });
+      const file = join(layout.gentxDir, `gentx-${Buffer.from(consensus.address).toString("hex")}.json`);
+      writeFileSync(
+        file,
+        `${JSON.stringify(toJson(TxSchema, tx, { ...PROTO_JSON_WRITE, registry: types.registry }))}\n`,
+      );
+      process.stdout.write(`Genesis transaction written to "${file}"\n`);
+    },
+  };
+}
+
+/** `chaind genesis collect-gentxs`: puts every gentx of config/gentx/ into genesis (genutil.gen_txs). */
+export function collectGentxsCommand(): CommandModule<GlobalArgs, GlobalArgs> {
+  return {
+    command: "collect-gentxs",
+    describe: "Collect genesis txs and output a genesis.json file",
+    handler: (args) => {
+      const layout = new HomeLayout(args.home);
+      if (!existsSync(layout.gentxDir))
+        throw new CliError(`no gentx folder at ${layout.gentxDir}: run genesis gentx first`);
+      const genesis = readGenesis(layout.genesisJson);
+      const files = readdirSync(layout.gentxDir)
+        .filter((f) => f.endsWith(".json"))
+        .sort();
+      if (files.length === 0) throw new CliError(`no gentx files in ${layout.gentxDir}`);
+      const txs = files.map((f) => {
+        try {
+          return JSON.parse(readFileSync(join(layout.gentxDir, f), "utf8")) as JsonValue;
+        } catch (e) {
+          throw new CliError(`cannot read ${f}: ${(e as Error).message}`);
+        }
+      });
+      genesis.app_state.genutil = { gen_txs: txs };
+      writeGenesis(layout.genesisJson, genesis);
+      process.stdout.write(`collected ${txs.length} genesis transaction(s) into ${layout.genesisJson}\n`);
+    },
+  };
+}
