@@ -5,6 +5,7 @@ import { govTxCommand } from "../modules/gov/gov-cli.js";
 import { upgradeTxCommand } from "../modules/upgrade/upgrade-cli.js";
 import { cliTypes } from "./cli-types.js";
 import type { GlobalArgs } from "./global-options.js";
+import { txFileCommands } from "./tx-files.js";
 
 /** `chaind tx <module> ...`: build, sign and broadcast transactions with a keyring key. */
 export function txCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
@@ -17,6 +18,7 @@ export function txCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalA
         .command(bankTxCommand(types) as never)
         .command(govTxCommand(types) as never)
         .command(upgradeTxCommand(types) as never)
+        .command(txFileCommands(types) as never)
         .demandCommand(1) as never;
     },
     handler: () => {},

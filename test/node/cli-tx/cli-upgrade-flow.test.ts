@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,9 +25,9 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       "--block-time",
       "200ms",
       "--voting-period",
-      "2s",
+      "6s",
       "--deposit-period",
-      "2s",
+      "6s",
       "--min-deposit",
       "1000stake",
     ]);
@@ -69,6 +69,86 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     expect(JSON.parse(balances.stdout).balances).toEqual([{ denom: "stake", amount: "1000000012345" }]);
     const found = await cli("query", "tx", result.txhash, "-o", "json");
     expect(JSON.parse(found.stdout).height).toBe(result.height);
+  });
+
+  it("generates, signs (online and offline) and broadcasts as separate steps; encode and decode round-trip", async () => {
+    const carol = keys.find((k) => k.name === "carol")!.address;
+    const unsigned = join(dir, "unsigned.json");
+    const gen = await cli(
+      "tx",
+      "bank",
+      "send",
+      "bob",
+      carol,
+      "7stake",
+      "--generate-only",
+      "--fees",
+      "3000stake",
+    );
+    expect(gen.exitCode, gen.stderr).toBe(0);
+    const doc = JSON.parse(gen.stdout);
+    expect(doc.body.messages[0]["@type"]).toBe("/sdk.bank.v1beta1.MsgSend");
+    expect(doc.auth_info.fee).toMatchObject({
+      amount: [{ denom: "stake", amount: "3000" }],
+      gas_limit: "200000",
+    });
+    expect(doc.signatures).toEqual([]);
+    writeFileSync(unsigned, gen.stdout);
+
+    const account = JSON.parse(
+      (await cli("query", "auth", "account", keys.find((k) => k.name === "bob")!.address, "-o", "json"))
+        .stdout,
+    ).account;
+    const offline = join(dir, "offline.json");
+    const signedOffline = await chaind([
+      "tx",
+      "sign",
+      unsigned,
+      "--from",
+      "bob",
+      "--offline",
+      "-a",
+      account.account_number,
+      "-s",
+      account.sequence,
+      "--chain-id",
+      "cli-1",
+      "--output-document",
+      offline,
+      "--home",
+      home,
+    ]);
+    expect(signedOffline.exitCode, signedOffline.stderr).toBe(0);
+    const online = await cli("tx", "sign", unsigned, "--from", "bob");
+    expect(online.exitCode, online.stderr).toBe(0);
+    expect(JSON.parse(online.stdout).signatures).toEqual(
+      JSON.parse(readFileSync(offline, "utf8")).signatures,
+    );
+
+    const encoded = (await cli("tx", "encode", offline)).stdout.trim();
+    const decodedRun = await cli("tx", "decode", encoded);
+    expect(decodedRun.exitCode, decodedRun.stderr + encoded).toBe(0);
+    const decoded = JSON.parse(decodedRun.stdout);
+    expect(decoded.signatures).toEqual(JSON.parse(readFileSync(offline, "utf8")).signatures);
+    const sim = JSON.parse((await cli("tx", "simulate", offline, "-o", "json")).stdout);
+    expect(Number(sim.gas_info.gas_used)).toBeGreaterThan(0);
+
+    const sent = await cli("tx", "broadcast", offline, "-o", "json");
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const { txhash } = JSON.parse(sent.stdout);
+    for (let i = 0; i < 40; i++) {
+      const found = await cli("query", "tx", txhash, "-o", "json");
+      if (found.exitCode === 0) {
+        expect(JSON.parse(found.stdout).tx_result.code).toBe(0);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const again = await cli("tx", "broadcast", offline);
+    expect(again.exitCode).not.toBe(0);
+    expect(again.stderr.trim()).toMatch(
+      /^Error: transaction .* rejected \(code 32, sdk\): account sequence mismatch/,
+    );
   });
 
   it("prints one clear line and exits non-zero for each mistake", async () => {
@@ -124,7 +204,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
 
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
-    const height = Number(status.sync_info.latest_block_height) + 45;
+    const height = Number(status.sync_info.latest_block_height) + 75;
     const info = JSON.stringify({
       binaries: { "linux/amd64": `http://127.0.0.1:1/c.tar.gz?checksum=sha256:${"a".repeat(64)}` },
     });
