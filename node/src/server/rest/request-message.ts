@@ -65,7 +65,13 @@ function fieldByName(desc: DescMessage, name: string): DescField | undefined {
 }
 
 /** Sets a dotted field path from text values; unknown names are skipped unless `strict` (path variables). */
-function setField(json: JsonObject, desc: DescMessage, path: string, values: string[], strict: boolean): void {
+function setField(
+  json: JsonObject,
+  desc: DescMessage,
+  path: string,
+  values: string[],
+  strict: boolean,
+): void {
   const names = path.split(".");
   let target = json;
   let msg = desc;

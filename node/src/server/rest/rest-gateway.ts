@@ -1,0 +1,288 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import { type Namespace, toNamespace } from "../../app/namespace.js";
+import { type ChainError, toChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
+import type { Logger } from "../../logging/logger.js";
+import {
+  asHeightError,
+  BLOCK_HEIGHT_HEADERS,
+  type HeightBounds,
+  queryHeight,
+} from "../grpc/block-height-header.js";
+import type { NodeMetrics } from "../metrics/node-metrics.js";
+import { gatewayJson } from "./gateway-json.js";
+import { httpStatusOf } from "./http-status.js";
+import { namespacedRegistry } from "./namespaced-registry.js";
+import type { PathTemplate } from "./path-template.js";
+import { requestMessage } from "./request-message.js";
+import type { RestRoute } from "./rest-routes.js";
+
+/** What the gateway asks of the node: the query router at a height, and the heights it can answer. */
+export interface QueryBackend {
+  query(path: string, data: Uint8Array, height: number): Promise<{ value: Uint8Array; height: number }>;
+  readonly heights: HeightBounds;
+  readonly registry: Registry;
+}
+
+/** Serves extra paths next to the routes (Swagger); answers false when a path is not its own. */
+export type HttpMount = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
+
+export interface RestGatewayOptions {
+  host: string;
+  port: number;
+  maxOpenConnections: number;
+  /** Time a client has to send its whole request; 0 = no limit. */
+  readTimeoutMs: number;
+  /** Time the gateway has to answer; 0 = no limit. */
+  writeTimeoutMs: number;
+  maxBodyBytes: number;
+  /** Cross-origin requests from any origin, preflight included (development only). */
+  cors: boolean;
+}
+
+interface BoundRoute {
+  route: RestRoute;
+  path: PathTemplate;
+  namespace: Namespace;
+}
+
+/** A gRPC-status error the gateway raises itself (routing, body), with grpc-gateway's message. */
+class GatewayError extends Error {
+  constructor(
+    readonly grpcCode: GrpcCode,
+    message: string,
+    readonly httpStatus = httpStatusOf(grpcCode),
+  ) {
+    super(message);
+  }
+}
+
+const HEIGHT_RESPONSE_HEADERS = [...BLOCK_HEIGHT_HEADERS, "grpc-metadata-x-cosmos-block-height"];
+
+/**
+ * The REST gateway: each annotated RPC at its `/sdk/...` path and the same path under `/cosmos/...`,
+ * answered in process through the query router with protojson as Cosmos gateways print it.
+ */
+export class RestGateway {
+  private constructor(
+    private readonly server: Server,
+    readonly address: string,
+  ) {}
+
+  static async start(
+    opts: RestGatewayOptions,
+    routes: readonly RestRoute[],
+    deps: { backend: QueryBackend; logger: Logger; metrics: NodeMetrics | null; mounts?: HttpMount[] },
+  ): Promise<RestGateway> {
+    const bound: BoundRoute[] = [];
+    for (const route of routes) {
+      bound.push({ route, path: route.path, namespace: "sdk" });
+      if (route.path.firstLiteral === "sdk")
+        bound.push({ route, path: route.path.withPrefix("cosmos"), namespace: "cosmos" });
+    }
+    // grpc-gateway lets the route registered last win where two templates match the same path.
+    bound.reverse();
+    const handler = new RequestHandler(opts, bound, deps);
+    const server = createServer(
+      { requestTimeout: opts.readTimeoutMs, headersTimeout: opts.readTimeoutMs || undefined },
+      (req, res) => {
+        void handler.handle(req, res);
+      },
+    );
+    if (opts.maxOpenConnections > 0) server.maxConnections = opts.maxOpenConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const a = server.address() as AddressInfo;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return new RestGateway(server, `http://${host}:${a.port}`);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+class RequestHandler {
+  private readonly jsonRegistry: Registry;
+
+  constructor(
+    private readonly opts: RestGatewayOptions,
+    private readonly routes: readonly BoundRoute[],
+    private readonly deps: {
+      backend: QueryBackend;
+      logger: Logger;
+      metrics: NodeMetrics | null;
+      mounts?: HttpMount[];
+    },
+  ) {
+    this.jsonRegistry = namespacedRegistry(deps.backend.registry);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.opts.writeTimeoutMs > 0) {
+      const timer = setTimeout(() => {
+        if (!res.headersSent)
+          sendError(res, new GatewayError(GrpcCode.DEADLINE_EXCEEDED, "request timed out while answering"));
+        else res.destroy();
+      }, this.opts.writeTimeoutMs);
+      res.once("close", () => clearTimeout(timer));
+    }
+    try {
+      const url = new URL(req.url ?? "/", "http://gateway");
+      if (this.opts.cors && this.cors(req, res)) return;
+      for (const mount of this.deps.mounts ?? []) if (mount(req, res, url)) return;
+      await this.route(req, res, url);
+    } catch (e) {
+      if (e instanceof GatewayError) {
+        sendError(res, e);
+        return;
+      }
+      const err = toChainError(e);
+      if (err.grpcCode === GrpcCode.INTERNAL || err.grpcCode === GrpcCode.UNKNOWN)
+        this.deps.logger.error("REST request failed", { path: req.url, err: err.message });
+      sendError(res, err);
+    }
+  }
+
+  /** Adds CORS headers; answers a preflight itself (true). */
+  private cors(req: IncomingMessage, res: ServerResponse): boolean {
+    res.setHeader("access-control-allow-origin", req.headers.origin ?? "*");
+    res.setHeader("vary", "Origin");
+    res.setHeader("access-control-expose-headers", HEIGHT_RESPONSE_HEADERS.join(", "));
+    if (req.method !== "OPTIONS" || !req.headers["access-control-request-method"]) return false;
+    res.setHeader("access-control-allow-methods", "GET, POST, PUT, DELETE, PATCH, OPTIONS");
+    res.setHeader(
+      "access-control-allow-headers",
+      req.headers["access-control-request-headers"] ?? `content-type, ${BLOCK_HEIGHT_HEADERS.join(", ")}`,
+    );
+    res.setHeader("access-control-max-age", "600");
+    res.writeHead(204).end();
+    return true;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    let other = false;
+    for (const b of this.routes) {
+      const values = b.path.match(url.pathname);
+      if (!values) continue;
+      if (b.route.method !== req.method) {
+        other = true;
+        continue;
+      }
+      await this.answer(req, res, url, b, values);
+      return;
+    }
+    if (other) {
+      // Drain what the client sent so the connection can be reused.
+      req.resume();
+      throw new GatewayError(GrpcCode.UNIMPLEMENTED, "Method Not Allowed", 405);
+    }
+    req.resume();
+    throw new GatewayError(GrpcCode.UNIMPLEMENTED, "Not Implemented");
+  }
+
+  private async answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    b: BoundRoute,
+    pathValues: Map<string, string>,
+  ): Promise<void> {
+    const { route, namespace } = b;
+    const started = performance.now();
+    const label = `${route.method} ${route.path.template}`;
+    let code = GrpcCode.OK;
+    try {
+      const body = route.body ? await readJsonBody(req, this.opts.maxBodyBytes) : undefined;
+      if (!route.body) req.resume();
+      const message = requestMessage(
+        route.rpc.input,
+        { path: pathValues, query: url.searchParams, bodyField: route.body, body },
+        this.jsonRegistry,
+      );
+      const bounds = this.deps.backend.heights;
+      const height = queryHeight(heightHeader(req), bounds);
+      const grpcPath = `/${toNamespace(route.service.typeName, namespace)}/${route.rpc.name}`;
+      let answer: { value: Uint8Array; height: number };
+      try {
+        answer = await this.deps.backend.query(grpcPath, toBinary(route.rpc.input, message), height);
+      } catch (e) {
+        throw asHeightError(e, height, bounds);
+      }
+      const json = gatewayJson(
+        route.rpc.output,
+        fromBinary(route.rpc.output, answer.value),
+        this.jsonRegistry,
+      );
+      const headers: Record<string, string> = {};
+      for (const h of HEIGHT_RESPONSE_HEADERS) headers[h] = String(answer.height);
+      send(res, 200, json, headers);
+    } catch (e) {
+      code = e instanceof GatewayError ? e.grpcCode : toChainError(e).grpcCode;
+      throw e;
+    } finally {
+      this.deps.metrics?.observeQuery("rest", label, code, (performance.now() - started) / 1000);
+    }
+  }
+}
+
+function heightHeader(req: IncomingMessage): string | undefined {
+  for (const name of BLOCK_HEIGHT_HEADERS) {
+    const v = req.headers[name];
+    if (v !== undefined) return Array.isArray(v) ? v[0] : v;
+  }
+  return undefined;
+}
+
+async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValue | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      req.resume();
+      throw new GatewayError(GrpcCode.RESOURCE_EXHAUSTED, `request body exceeds ${max} bytes`, 413);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (e) {
+    throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `request body is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** grpc-gateway's error shape: `{"code": <gRPC code>, "message", "details": []}`. */
+function sendError(res: ServerResponse, e: GatewayError | ChainError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const status = e instanceof GatewayError ? e.httpStatus : httpStatusOf(e.grpcCode);
+  send(res, status, { code: e.grpcCode, message: e.message, details: [] });
+}
