@@ -4,10 +4,10 @@
 //     [--base-url <url the archive will be served from>]
 // Writes <out>/chaind-<v>-<os>-<arch>.tar.gz, <out>/SHA256SUMS and <out>/plan-info-<v>.json.
 //
-// The archive holds everything but Node itself: bin/<name> (a launcher), lib/<name>.js (one esbuild bundle of
-// the app and its dependencies), lib/prebuilds/<platform>/ (LevelDB's native binding for this platform),
-// lib/swagger-ui/ (the Swagger UI assets) and a package.json that marks the bundle as ESM and carries the
-// version. It runs from any folder with no `npm install`.
+// bin/<name> is one file holding everything but Node itself: an esbuild bundle of the app and its
+// dependencies with LevelDB's native binding embedded (written to a cache file and loaded on first use), so a
+// supervisor may copy the file alone (cosmovisor's `init`, single-file downloads). Next to it,
+// bin/swagger-ui/ holds the Swagger UI assets the REST server serves when api.swagger is on.
 
 import { createHash } from "node:crypto";
 import {
@@ -16,6 +16,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -39,16 +40,54 @@ export function goPlatform(platform = process.platform, arch = process.arch) {
   return `${os}/${goArch}`;
 }
 
-// Bundled CommonJS code (LevelDB's binding loader) reads __dirname and calls require: give it both, relative
-// to the bundle, so the native binding is found in lib/prebuilds.
-const ESM_BANNER = [
-  'import { createRequire as __releaseCreateRequire } from "node:module";',
-  'import { fileURLToPath as __releaseFileURLToPath } from "node:url";',
-  'import { dirname as __releaseDirname } from "node:path";',
-  "const require = __releaseCreateRequire(import.meta.url);",
-  "const __filename = __releaseFileURLToPath(import.meta.url);",
-  "const __dirname = __releaseDirname(__filename);",
+// The bundle is CommonJS (an extensionless file outside any package runs as CommonJS); code that reads
+// import.meta.url gets the bundle's own URL.
+const CJS_BANNER = [
+  "#!/usr/bin/env node",
+  'const __releaseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
 ].join("\n");
+
+/** classic-level's binding loader, replaced by one that loads the embedded binary from a content-named file. */
+function embeddedBindingPlugin(nodeFile) {
+  const bytes = readFileSync(nodeFile);
+  const digest = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
+  return {
+    name: "embedded-leveldb-binding",
+    setup(b) {
+      b.onLoad({ filter: /classic-level[\\/]binding\.js$/ }, () => ({
+        loader: "js",
+        contents: `
+const { existsSync, mkdirSync, renameSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { tmpdir } = require("node:os");
+const dir = join(process.env.XDG_CACHE_HOME || tmpdir(), "chaind-native");
+const file = join(dir, "classic-level-${digest}.node");
+if (!existsSync(file)) {
+  mkdirSync(dir, { recursive: true });
+  const tmp = file + "." + process.pid;
+  writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
+  renameSync(tmp, file);
+}
+const m = { exports: {} };
+process.dlopen(m, file);
+module.exports = m.exports;
+`,
+      }));
+    },
+  };
+}
+
+/** This platform's prebuilt LevelDB binding from classic-level (glibc or musl on Linux). */
+function nativeBinding() {
+  const prebuilds = join(dirname(require.resolve("classic-level/package.json")), "prebuilds");
+  const dirs = [`${process.platform}-${process.arch}`, `${process.platform}-x64+arm64`];
+  const dir = dirs.map((d) => join(prebuilds, d)).find((d) => existsSync(d));
+  if (!dir) throw new Error(`classic-level has no prebuilt binding for ${dirs[0]}`);
+  const musl = process.platform === "linux" && !process.report?.getReport()?.header?.glibcVersionRuntime;
+  const files = readdirSync(dir).filter((f) => f.endsWith(".node"));
+  const pick = files.find((f) => (musl ? f.includes("musl") : !f.includes("musl"))) ?? files[0];
+  return join(dir, pick);
+}
 
 function entryOf(app) {
   const p = resolve(root, app);
@@ -77,44 +116,34 @@ export async function buildRelease({ app, version, out, name = "chaind", baseUrl
   mkdirSync(outDir, { recursive: true });
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
   try {
-    const lib = join(stage, "lib");
-    mkdirSync(join(stage, "bin"), { recursive: true });
+    const bin = join(stage, "bin");
+    const executable = join(bin, name);
     await build({
       entryPoints: [entry],
-      outfile: join(lib, `${name}.js`),
+      outfile: executable,
       bundle: true,
       platform: "node",
-      format: "esm",
+      format: "cjs",
       target: "node20",
-      banner: { js: ESM_BANNER },
+      banner: { js: CJS_BANNER },
+      define: {
+        "import.meta.url": "__releaseImportMetaUrl",
+        "process.env.CHAIND_RELEASE_VERSION": JSON.stringify(version),
+      },
+      plugins: [embeddedBindingPlugin(nativeBinding())],
       logLevel: "error",
       legalComments: "none",
     });
-    const prebuilds = join(dirname(require.resolve("classic-level/package.json")), "prebuilds");
-    const platformDir = `${process.platform}-${process.arch}`;
-    const native = [platformDir, `${process.platform}-x64+arm64`].find((d) => existsSync(join(prebuilds, d)));
-    if (!native) throw new Error(`classic-level has no prebuilt binding for ${platformDir}`);
-    cpSync(join(prebuilds, native), join(lib, "prebuilds", native), { recursive: true });
-    cpSync(dirname(require.resolve("swagger-ui-dist/package.json")), join(lib, "swagger-ui"), {
+    chmodSync(executable, 0o755);
+    cpSync(dirname(require.resolve("swagger-ui-dist/package.json")), join(bin, "swagger-ui"), {
       recursive: true,
       filter: (src) => !src.endsWith(".map"),
     });
-    writeFileSync(
-      join(stage, "package.json"),
-      `${JSON.stringify({ name: `${name}-release`, version, private: true, type: "module" }, null, 2)}\n`,
-    );
-    const launcher = join(stage, "bin", name);
-    writeFileSync(launcher, `#!/usr/bin/env node\nimport "../lib/${name}.js";\n`);
-    chmodSync(launcher, 0o755);
 
     const [os, arch] = goPlatform().split("/");
     const archiveName = `${name}-${version}-${os}-${arch}.tar.gz`;
     const archive = join(outDir, archiveName);
-    await createTar({ gzip: true, file: archive, cwd: stage, portable: true, noMtime: true }, [
-      "package.json",
-      "bin",
-      "lib",
-    ]);
+    await createTar({ gzip: true, file: archive, cwd: stage, portable: true, noMtime: true }, ["bin"]);
     const sha256 = sha256File(archive);
     const sums = join(outDir, "SHA256SUMS");
     const others = existsSync(sums)

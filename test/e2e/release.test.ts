@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -45,9 +55,16 @@ describe("npm run release", () => {
     });
   });
 
-  it("runs from another folder with no node_modules: version, testnet home, blocks", async () => {
-    const bin = join(unpacked, "bin", "chaind");
-    expect(statSync(bin).mode & 0o111).not.toBe(0);
+  it("runs as one file from another folder with no node_modules: version, testnet home, blocks", async () => {
+    expect(statSync(join(unpacked, "bin", "chaind")).mode & 0o111).not.toBe(0);
+    expect(existsSync(join(unpacked, "bin", "swagger-ui", "swagger-ui-bundle.js"))).toBe(true);
+    // The executable copied away from the archive (as cosmovisor's init does) runs a node; the Swagger UI files
+    // travel beside it.
+    const bin = join(unpacked, "alone", "chaind");
+    mkdirSync(join(unpacked, "alone"));
+    copyFileSync(join(unpacked, "bin", "chaind"), bin);
+    chmodSync(bin, 0o755);
+    cpSync(join(unpacked, "bin", "swagger-ui"), join(unpacked, "alone", "swagger-ui"), { recursive: true });
     const version = await execa(bin, ["version", "--long", "-o", "json"], { cwd: tmpdir() });
     expect(JSON.parse(version.stdout)).toMatchObject({ name: "chaind", version: "9.8.7" });
 

@@ -2,4 +2,4 @@ import { standardAppDefinition } from "../chain/app-definition.js";
 import { runChaindCli } from "./chaind-cli.js";
 import { packageVersion } from "./package-version.js";
 
-await runChaindCli(standardAppDefinition("chaind", packageVersion()));
+void runChaindCli(standardAppDefinition("chaind", packageVersion()));
