@@ -15,9 +15,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useFreeListenerPorts } from "../../harness/src/free-listener-ports.js";
 // @ts-expect-error: plain JS build script without type declarations
 import { buildRelease, goPlatform } from "../../scripts/release.js";
-import { useFreeListenerPorts } from "./helpers/free-listeners.js";
 
 describe("npm run release", () => {
   let out: string;

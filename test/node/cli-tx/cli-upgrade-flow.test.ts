@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../e2e/helpers/free-listeners.js";
+import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind CLI against a running node: sends, queries and an upgrade proposal to the halt", () => {

@@ -5,7 +5,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueryValidatorsResponseSchema } from "../../../node/src/gen/sdk/staking/v1beta1/query_pb.js";
 import { BondStatus } from "../../../node/src/gen/sdk/staking/v1beta1/staking_pb.js";
-import { useFreeListenerPorts } from "../../e2e/helpers/free-listeners.js";
+import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("genesis gentx and collect-gentxs", () => {

@@ -1,0 +1,284 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { execa, type ResultPromise } from "execa";
+import { useFreeListenerPorts } from "./free-listener-ports.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+/** The repository's own CLIs, used to drive the chain (any version's CLI speaks to any version's node). */
+export const CHAIND_CLI = join(ROOT, "bin", "chaind.js");
+export const VISOR_CLI = join(ROOT, "bin", "visor.js");
+
+export interface LocalTestnetOptions {
+  /** Folder of this testnet: the node home is `<dir>/node`. */
+  dir: string;
+  /** The executable `visor init` installs as the genesis binary (a release's bin/chaind, or a wrapper). */
+  genesisBinary: string;
+  chainId?: string;
+  /** Block time and governance periods as Go durations. */
+  blockTime?: string;
+  votingPeriod?: string;
+  /** Extra environment for visor (DAEMON_* and VISOR_* settings). */
+  visorEnv?: Record<string, string>;
+  /** Where visor's and the node's output goes besides the collected lines (e.g. process.stdout for a demo). */
+  echo?: (line: string) => void;
+}
+
+export interface ProposalOptions {
+  name: string;
+  height: number;
+  info: string;
+}
+
+/**
+ * A single-validator chain run by visor, for integration tests of upgrades and for demos: create the home,
+ * start visor, submit and vote proposals through the real CLI, wait for heights or log lines, query REST, and
+ * stop everything without leftovers.
+ */
+export class LocalTestnet {
+  readonly lines: string[] = [];
+  private visor: ResultPromise | null = null;
+  private waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  private seen = 0;
+  rpcUrl = "";
+  restUrl = "";
+
+  private constructor(
+    readonly opts: LocalTestnetOptions,
+    readonly home: string,
+    readonly chainId: string,
+  ) {}
+
+  /** Makes the node home (`chaind testnet`) with listeners on free ports, and installs the genesis binary. */
+  static async create(opts: LocalTestnetOptions): Promise<LocalTestnet> {
+    const home = join(opts.dir, "node");
+    const chainId = opts.chainId ?? "localnet-1";
+    mkdirSync(opts.dir, { recursive: true });
+    const net = new LocalTestnet(opts, home, chainId);
+    if (!existsSync(join(home, "config", "genesis.json"))) {
+      await net.run(CHAIND_CLI, [
+        "testnet",
+        "--home",
+        home,
+        "--chain-id",
+        chainId,
+        "--block-time",
+        opts.blockTime ?? "300ms",
+        "--voting-period",
+        opts.votingPeriod ?? "3s",
+        "--deposit-period",
+        opts.votingPeriod ?? "3s",
+        "--min-deposit",
+        "1000stake",
+      ]);
+      useFreeListenerPorts(home);
+      await net.run(VISOR_CLI, ["init", opts.genesisBinary]);
+    }
+    return net;
+  }
+
+  get visorEnv(): Record<string, string> {
+    return {
+      DAEMON_HOME: this.home,
+      DAEMON_NAME: "chaind",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      DAEMON_RESTART_AFTER_UPGRADE: "true",
+      DAEMON_POLL_INTERVAL: "100ms",
+      COSMOVISOR_COLOR_LOGS: "false",
+      ...this.opts.visorEnv,
+    };
+  }
+
+  private async run(bin: string, args: string[]): Promise<string> {
+    const r = await execa("node", [bin, ...args], { env: this.visorEnv, reject: false });
+    if (r.exitCode !== 0)
+      throw new Error(`${bin} ${args.join(" ")} failed (${r.exitCode}): ${r.stderr || r.stdout}`);
+    return r.stdout;
+  }
+
+  /** Starts `visor run start`; resolves once the node's RPC listens (its address is read from the log). */
+  async start(extraArgs: string[] = []): Promise<void> {
+    if (this.visor) throw new Error("testnet already started");
+    const proc = execa("node", [VISOR_CLI, "run", "start", "--home", this.home, ...extraArgs], {
+      env: this.visorEnv,
+      reject: false,
+      all: true,
+      buffer: false,
+    });
+    this.visor = proc;
+    proc.all!.setEncoding("utf8");
+    let rest = "";
+    proc.all!.on("data", (chunk: string) => {
+      rest += chunk;
+      const parts = rest.split("\n");
+      rest = parts.pop() ?? "";
+      for (const line of parts) this.push(line);
+    });
+    this.rpcUrl = (await this.waitForLine(/rpc listening address=(\S+)/, 60_000))[1];
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    this.opts.echo?.(line);
+    const rest = line.match(/rest listening address=(\S+)/);
+    if (rest) this.restUrl = rest[1];
+    const rpc = line.match(/rpc listening address=(\S+)/);
+    if (rpc) this.rpcUrl = rpc[1];
+    for (const w of [...this.waiters]) {
+      const m = line.match(w.re);
+      if (m) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  }
+
+  /** The next line (from now on, or already seen when `fromStart`) matching `re`. */
+  waitForLine(re: RegExp, timeoutMs = 30_000, fromStart = false): Promise<RegExpMatchArray> {
+    for (const line of this.lines.slice(fromStart ? 0 : this.seen)) {
+      const m = line.match(re);
+      if (m) return Promise.resolve(m);
+    }
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.re !== re);
+        reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-8).join("\n")}`));
+      }, timeoutMs);
+      this.waiters.push({
+        re,
+        resolve: (m) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      });
+    });
+  }
+
+  /** Forgets lines seen so far, so waitForLine looks only at what comes next. */
+  mark(): void {
+    this.seen = this.lines.length;
+  }
+
+  /** Runs the chaind CLI against this node; answers stdout, throws with stderr on failure. */
+  async cli(args: string[]): Promise<string> {
+    const r = await execa("node", [CHAIND_CLI, ...args, "--home", this.home, "--node", this.rpcUrl], {
+      reject: false,
+    });
+    if (r.exitCode !== 0) throw new Error(`chaind ${args.join(" ")}: ${r.stderr.trim()}`);
+    return r.stdout;
+  }
+
+  async height(): Promise<number> {
+    const status = JSON.parse(await this.cli(["status"]));
+    return Number(status.sync_info.latest_block_height);
+  }
+
+  async waitForHeight(height: number, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.height().catch(() => 0)) < height) {
+      if (Date.now() > deadline) throw new Error(`height ${height} not reached in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Submits a software-upgrade proposal, votes YES with the validator and waits until it has passed. */
+  async proposeUpgrade(p: ProposalOptions): Promise<string> {
+    const submitted = JSON.parse(
+      await this.cli([
+        "tx",
+        "upgrade",
+        "software-upgrade",
+        p.name,
+        "--title",
+        `Upgrade to ${p.name}`,
+        "--summary",
+        "harness",
+        "--deposit",
+        "1000stake",
+        "--upgrade-height",
+        String(p.height),
+        "--upgrade-info",
+        p.info,
+        "--no-checksum-required",
+        "--from",
+        "validator",
+        "--wait",
+        "-o",
+        "json",
+      ]),
+    );
+    return this.voteThrough(submitted.txhash);
+  }
+
+  async proposeCancel(): Promise<string> {
+    const submitted = JSON.parse(
+      await this.cli([
+        "tx",
+        "upgrade",
+        "cancel-software-upgrade",
+        "--title",
+        "Cancel",
+        "--summary",
+        "harness",
+        "--deposit",
+        "1000stake",
+        "--from",
+        "validator",
+        "--wait",
+        "-o",
+        "json",
+      ]),
+    );
+    return this.voteThrough(submitted.txhash);
+  }
+
+  private async voteThrough(txhash: string): Promise<string> {
+    const tx = JSON.parse(await this.cli(["query", "tx", txhash, "-o", "json"]));
+    const event = tx.tx_result.events.find((e: { type: string }) => e.type === "submit_proposal");
+    const id = event.attributes.find((a: { key: string }) => a.key === "proposal_id").value as string;
+    await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", "--wait"]);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const p = JSON.parse(await this.cli(["query", "gov", "proposal", id, "-o", "json"])).proposal;
+      if (p.status === "PROPOSAL_STATUS_PASSED") return id;
+      if (p.status !== "PROPOSAL_STATUS_VOTING_PERIOD")
+        throw new Error(`proposal ${id} ended ${p.status}: ${p.failed_reason}`);
+      if (Date.now() > deadline) throw new Error(`proposal ${id} still voting after 60 s`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+
+  /** GET on the node's REST gateway, optionally at a height (x-sdk-block-height). */
+  async rest<T = unknown>(
+    path: string,
+    opts: { height?: number } = {},
+  ): Promise<{ status: number; body: T }> {
+    if (!this.restUrl) throw new Error("the REST gateway is not listening (api.enable)");
+    const res = await fetch(`${this.restUrl}${path}`, {
+      headers: opts.height ? { "x-sdk-block-height": String(opts.height) } : {},
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  /** Waits for visor to exit by itself (e.g. after a refused upgrade); answers its exit code. */
+  async exited(timeoutMs = 60_000): Promise<number> {
+    if (!this.visor) throw new Error("testnet not started");
+    const proc = this.visor;
+    const timer = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`visor still running after ${timeoutMs} ms`)), timeoutMs),
+    );
+    const r = await Promise.race([proc, timer]);
+    this.visor = null;
+    return r.exitCode ?? -1;
+  }
+
+  /** Stops visor (which stops the node) and waits for both. */
+  async stop(): Promise<void> {
+    const proc = this.visor;
+    if (!proc) return;
+    this.visor = null;
+    proc.kill("SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    await proc;
+    clearTimeout(timer);
+  }
+}
