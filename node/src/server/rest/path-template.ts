@@ -45,6 +45,11 @@ export class PathTemplate {
     ]);
   }
 
+  /** Literal segments: the more a template has, the more specific it is. */
+  get literalCount(): number {
+    return this.segments.filter((s) => "literal" in s).length;
+  }
+
   get firstLiteral(): string | undefined {
     const first = this.segments[0];
     return first && "literal" in first ? first.literal : undefined;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
-import { type Namespace, toNamespace } from "../../app/namespace.js";
+import { toNamespace } from "../../app/namespace.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
 import type { Logger } from "../../logging/logger.js";
@@ -15,9 +15,9 @@ import type { NodeMetrics } from "../metrics/node-metrics.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
 import { namespacedRegistry } from "./namespaced-registry.js";
-import type { PathTemplate } from "./path-template.js";
 import { requestMessage } from "./request-message.js";
 import type { RestRoute } from "./rest-routes.js";
+import { type BoundRoute, RouteTable } from "./route-table.js";
 
 /** What the gateway asks of the node: the query router at a height, and the heights it can answer. */
 export interface QueryBackend {
@@ -40,12 +40,6 @@ export interface RestGatewayOptions {
   maxBodyBytes: number;
   /** Cross-origin requests from any origin, preflight included (development only). */
   cors: boolean;
-}
-
-interface BoundRoute {
-  route: RestRoute;
-  path: PathTemplate;
-  namespace: Namespace;
 }
 
 /** A gRPC-status error the gateway raises itself (routing, body), with grpc-gateway's message. */
@@ -76,15 +70,7 @@ export class RestGateway {
     routes: readonly RestRoute[],
     deps: { backend: QueryBackend; logger: Logger; metrics: NodeMetrics | null; mounts?: HttpMount[] },
   ): Promise<RestGateway> {
-    const bound: BoundRoute[] = [];
-    for (const route of routes) {
-      bound.push({ route, path: route.path, namespace: "sdk" });
-      if (route.path.firstLiteral === "sdk")
-        bound.push({ route, path: route.path.withPrefix("cosmos"), namespace: "cosmos" });
-    }
-    // grpc-gateway lets the route registered last win where two templates match the same path.
-    bound.reverse();
-    const handler = new RequestHandler(opts, bound, deps);
+    const handler = new RequestHandler(opts, new RouteTable(routes), deps);
     const server = createServer(
       { requestTimeout: opts.readTimeoutMs, headersTimeout: opts.readTimeoutMs || undefined },
       (req, res) => {
@@ -115,7 +101,7 @@ class RequestHandler {
 
   constructor(
     private readonly opts: RestGatewayOptions,
-    private readonly routes: readonly BoundRoute[],
+    private readonly routes: RouteTable,
     private readonly deps: {
       backend: QueryBackend;
       logger: Logger;
@@ -169,23 +155,15 @@ class RequestHandler {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    let other = false;
-    for (const b of this.routes) {
-      const values = b.path.match(url.pathname);
-      if (!values) continue;
-      if (b.route.method !== req.method) {
-        other = true;
-        continue;
-      }
-      await this.answer(req, res, url, b, values);
+    const found = this.routes.match(req.method ?? "", url.pathname);
+    if (found.kind === "found") {
+      await this.answer(req, res, url, found.bound, found.values);
       return;
     }
-    if (other) {
-      // Drain what the client sent so the connection can be reused.
-      req.resume();
-      throw new GatewayError(GrpcCode.UNIMPLEMENTED, "Method Not Allowed", 405);
-    }
+    // Drain what the client sent so the connection can be reused.
     req.resume();
+    if (found.kind === "wrong-method")
+      throw new GatewayError(GrpcCode.UNIMPLEMENTED, "Method Not Allowed", 405);
     throw new GatewayError(GrpcCode.UNIMPLEMENTED, "Not Implemented");
   }
 

@@ -1,0 +1,163 @@
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  Metadata,
+  type MethodDefinition,
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type status as Status,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import { toNamespace } from "../../app/namespace.js";
+import { toChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
+import type { Logger } from "../../logging/logger.js";
+import { parseListenAddress } from "../listen-address.js";
+import { metricsOf, type NodeMetrics } from "../metrics/node-metrics.js";
+import type { NodeServerFactory } from "../node-server.js";
+import type { QueryBackend } from "../rest/rest-gateway.js";
+import { queryBackend } from "../rest/rest-server.js";
+import { asHeightError, BLOCK_HEIGHT_HEADERS, queryHeight } from "./block-height-header.js";
+import { DescriptorIndex } from "./descriptor-index.js";
+import { REFLECTION_SERVICES, reflectionDefinition, reflectionHandler } from "./server-reflection.js";
+
+const raw = (b: Buffer) => b;
+
+/** A unary method that passes protobuf bytes straight to the query router. */
+function rawServiceDefinition(service: DescService, name: string): ServiceDefinition {
+  const def: Record<string, MethodDefinition<Buffer, Buffer>> = {};
+  for (const m of service.methods) {
+    if (m.methodKind !== "unary") continue;
+    def[m.name] = {
+      path: `/${name}/${m.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: raw,
+      requestDeserialize: raw,
+      responseSerialize: raw,
+      responseDeserialize: raw,
+    };
+  }
+  return def as ServiceDefinition;
+}
+
+function metadataHeight(md: Metadata): string | undefined {
+  for (const key of BLOCK_HEIGHT_HEADERS) {
+    const v = md.get(key)[0];
+    if (v !== undefined) return typeof v === "string" ? v : v.toString("utf8");
+  }
+  return undefined;
+}
+
+function unaryHandler(path: string, backend: QueryBackend, metrics: NodeMetrics | null) {
+  return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+    const started = performance.now();
+    const bounds = backend.heights;
+    let height = 0;
+    const run = async () => {
+      height = queryHeight(metadataHeight(call.metadata), bounds);
+      try {
+        return await backend.query(path, call.request, height);
+      } catch (e) {
+        throw asHeightError(e, height, bounds);
+      }
+    };
+    run().then(
+      (answer) => {
+        const md = new Metadata();
+        for (const key of BLOCK_HEIGHT_HEADERS) md.set(key, String(answer.height));
+        call.sendMetadata(md);
+        metrics?.observeQuery("grpc", path, GrpcCode.OK, (performance.now() - started) / 1000);
+        callback(null, Buffer.from(answer.value));
+      },
+      (e: unknown) => {
+        const err = toChainError(e);
+        metrics?.observeQuery("grpc", path, err.grpcCode, (performance.now() - started) / 1000);
+        callback({
+          code: err.grpcCode as number as Status,
+          details: err.message,
+          name: "ChainError",
+          message: err.message,
+        });
+      },
+    );
+  };
+}
+
+export interface GrpcServerOptions {
+  host: string;
+  port: number;
+  maxRecvMsgSize: number;
+  maxSendMsgSize: number;
+}
+
+/**
+ * gRPC on every registered query service (module queries, tx.v1beta1.Service, base.tendermint.v1beta1.Service)
+ * under its `sdk.` name and its `cosmos.` name, plus server reflection.
+ */
+export async function startGrpc(
+  opts: GrpcServerOptions,
+  services: readonly DescService[],
+  deps: { backend: QueryBackend; logger: Logger; metrics: NodeMetrics | null },
+): Promise<{ address: string; close(): Promise<void>; serviceNames: string[] }> {
+  const server = new Server({
+    "grpc.max_receive_message_length": opts.maxRecvMsgSize,
+    "grpc.max_send_message_length": opts.maxSendMsgSize,
+  });
+  const names: string[] = [];
+  for (const service of services) {
+    for (const name of new Set([service.typeName, toNamespace(service.typeName, "cosmos")])) {
+      const impl: UntypedServiceImplementation = {};
+      for (const m of service.methods)
+        if (m.methodKind === "unary")
+          impl[m.name] = unaryHandler(`/${name}/${m.name}`, deps.backend, deps.metrics);
+      server.addService(rawServiceDefinition(service, name), impl);
+      names.push(name);
+    }
+  }
+  const index = DescriptorIndex.of(
+    services.map((s) => s.file),
+    deps.backend.registry,
+  );
+  const listed = [...names, ...REFLECTION_SERVICES].sort();
+  for (const name of REFLECTION_SERVICES)
+    server.addService(reflectionDefinition(name), {
+      ServerReflectionInfo: reflectionHandler(index, () => listed),
+    });
+  const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(new Error(`gRPC cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(p),
+    ),
+  );
+  return {
+    address: `${host}:${port}`,
+    serviceNames: listed,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2000);
+        server.tryShutdown(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      }),
+  };
+}
+
+/** The gRPC listener on app.toml's `grpc.address` when `grpc.enable` is on. */
+export const startGrpcServer: NodeServerFactory = async (node, deps) => {
+  const g = node.appConfig.grpc;
+  if (!g.enable) return null;
+  const { host, port } = parseListenAddress(g.address, "app.toml grpc.address");
+  const server = await startGrpc(
+    { host, port, maxRecvMsgSize: g.maxRecvMsgSize, maxSendMsgSize: g.maxSendMsgSize },
+    node.app.registrar.queryServices,
+    { backend: queryBackend(node), logger: deps.logger.child("grpc"), metrics: metricsOf(node) },
+  );
+  return { name: "grpc", address: server.address, close: () => server.close() };
+};
