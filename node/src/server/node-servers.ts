@@ -1,12 +1,13 @@
 import type { ChainNode } from "../chain/chain-node.js";
 import type { Logger } from "../logging/logger.js";
 import { startGrpcServer } from "./grpc/grpc-server.js";
+import { startMetricsServer } from "./metrics/metrics-server.js";
 import type { NodeServer, NodeServerFactory } from "./node-server.js";
 import { startRestServer } from "./rest/rest-server.js";
 import { startRpcServer } from "./rpc/rpc-server.js";
 
 /** Every listener `chaind start` runs, in start order. */
-const FACTORIES: NodeServerFactory[] = [startRpcServer, startGrpcServer, startRestServer];
+const FACTORIES: NodeServerFactory[] = [startRpcServer, startGrpcServer, startRestServer, startMetricsServer];
 
 /** Starts the node's listeners; if one fails (port taken), those already started are closed again. */
 export async function startNodeServers(node: ChainNode, deps: { logger: Logger }): Promise<NodeServer[]> {

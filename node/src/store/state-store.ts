@@ -79,6 +79,8 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
  */
 export class StateStore {
   private meta: CommitMeta;
+  /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
+  opCounter: { read(): void; write(keys: number): void } | null = null;
 
   private constructor(
     readonly db: Db,
@@ -150,6 +152,7 @@ export class StateStore {
 
   /** The latest value, or the value at `height` (one seek). */
   async get(store: string, key: Uint8Array, height?: number): Promise<Uint8Array | undefined> {
+    this.opCounter?.read();
     if (height === undefined) {
       const v = await this.db.get(latestKey(store, key));
       return v === undefined ? undefined : new Uint8Array(v);
@@ -174,6 +177,7 @@ export class StateStore {
     store: string,
     opts: IterateOptions & { height?: number } = {},
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
+    this.opCounter?.read();
     if (opts.height === undefined) {
       const base = latestStorePrefix(store);
       for await (const [k, v] of this.db.iterator({
@@ -268,7 +272,9 @@ export class StateStore {
     }
     const appHash = computeAppHash(this.latestAppHash, changes);
     const batch = this.db.batch();
+    let written = 0;
     for (const c of changes.entries()) {
+      written++;
       if (c.value === null) batch.del(latestKey(c.store, c.key));
       else batch.put(latestKey(c.store, c.key), c.value);
       const tagged = c.value === null ? Uint8Array.of(TOMBSTONE) : concat(Uint8Array.of(VALUE), c.value);
@@ -286,6 +292,7 @@ export class StateStore {
     };
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
     await batch.write();
+    this.opCounter?.write(written);
     this.meta = meta;
     if (this.pruning.keepRecent > 0 && this.pruning.interval > 0 && height % this.pruning.interval === 0) {
       await this.prune(height - this.pruning.keepRecent + 1);

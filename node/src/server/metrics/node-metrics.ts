@@ -86,15 +86,15 @@ export class NodeMetrics {
       labelNames: ["op"],
       registers,
     });
+    node.store.opCounter = {
+      read: () => this.storeOps.inc({ op: "read" }),
+      write: (keys) => this.storeOps.inc({ op: "write" }, keys),
+    };
   }
 
   observeQuery(server: QueryServer, route: string, code: GrpcCode, seconds: number): void {
     this.queries.inc({ server, route, code: grpcCodeName(code) });
     this.queryDuration.observe({ server, route }, seconds);
-  }
-
-  countStore(op: "read" | "write", n = 1): void {
-    this.storeOps.inc({ op }, n);
   }
 
   text(): Promise<string> {
