@@ -1,10 +1,13 @@
+import { createConnection, type Socket } from "node:net";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
-import { startRestServer } from "../../../node/src/server/rest/rest-server.js";
+import { RestGateway } from "../../../node/src/server/rest/rest-gateway.js";
+import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";
+import { queryBackend, startRestServer } from "../../../node/src/server/rest/rest-server.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
 
@@ -257,5 +260,79 @@ describe("REST gateway", () => {
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get("content-type")).toContain("javascript");
     expect((await fetch(`${devApi.address}/swagger/../package.json`)).status).not.toBe(200);
+  });
+});
+
+describe("REST gateway limits", () => {
+  let home: ReturnType<typeof makeTestHome>;
+  let node: ChainNode;
+  let gateway: RestGateway;
+
+  beforeAll(async () => {
+    home = makeTestHome();
+    node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
+    await node.producer.produce();
+    gateway = await RestGateway.start(
+      {
+        host: "127.0.0.1",
+        port: 0,
+        maxOpenConnections: 1,
+        readTimeoutMs: 400,
+        writeTimeoutMs: 0,
+        maxBodyBytes: 1000,
+        cors: false,
+      },
+      restRoutes(node.app.registrar.queryServices),
+      { backend: queryBackend(node), logger: silentLogger, metrics: null },
+    );
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await node?.close();
+    home?.cleanup();
+  });
+
+  const port = () => Number(new URL(gateway.address).port);
+  const connect = () =>
+    new Promise<Socket>((resolve, reject) => {
+      const s = createConnection(port(), "127.0.0.1", () => resolve(s));
+      s.once("error", reject);
+    });
+  /** Everything the server sends until it closes the connection. */
+  const untilClosed = (s: Socket) =>
+    new Promise<string>((resolve) => {
+      let text = "";
+      s.setEncoding("utf8");
+      s.on("data", (d: string) => {
+        text += d;
+      });
+      s.on("close", () => resolve(text));
+    });
+
+  it("closes a request that is not sent within the read timeout", async () => {
+    const s = await connect();
+    const closed = untilClosed(s);
+    s.write("GET /sdk/bank/v1beta1/params HTTP/1.1\r\nHost: x\r\n");
+    const started = Date.now();
+    expect(await closed).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses connections beyond max-open-connections until one closes", async () => {
+    const held = await connect();
+    const extra = await connect();
+    // The server drops the extra connection at once.
+    expect(await untilClosed(extra)).toBe("");
+    held.destroy();
+    // The server sees the close a moment later; then a new connection is served.
+    let answer = "";
+    for (let i = 0; i < 40 && !answer; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const s = await connect();
+      const closed = untilClosed(s);
+      s.write("GET /sdk/bank/v1beta1/params HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      answer = await closed;
+    }
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
   });
 });

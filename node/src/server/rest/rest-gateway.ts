@@ -72,7 +72,13 @@ export class RestGateway {
   ): Promise<RestGateway> {
     const handler = new RequestHandler(opts, new RouteTable(routes), deps);
     const server = createServer(
-      { requestTimeout: opts.readTimeoutMs, headersTimeout: opts.readTimeoutMs || undefined },
+      {
+        requestTimeout: opts.readTimeoutMs,
+        headersTimeout: opts.readTimeoutMs || undefined,
+        // Node checks request deadlines on this interval (30 s by default): check often enough to honour them.
+        connectionsCheckingInterval:
+          opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
+      },
       (req, res) => {
         void handler.handle(req, res);
       },
