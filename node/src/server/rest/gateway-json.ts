@@ -4,17 +4,19 @@ import {
   type JsonValue,
   type Message,
   type Registry,
+  ScalarType,
   toJson,
 } from "@bufbuild/protobuf";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an
- * unset message field (`{"plan": null}`), which protobuf-es leaves out but gogoproto's JSON prints.
+ * unset message field (`{"plan": null}`) and for empty bytes (`"next_key": null`), as gogoproto's JSON
+ * prints Go's nil values, where protobuf-es leaves the field out or prints "".
  */
 export function gatewayJson(desc: DescMessage, message: Message, registry: Registry): JsonValue {
   const json = toJson(desc, message, { ...PROTO_JSON_WRITE, registry });
-  fillNullMessages(desc, json, registry);
+  fillNulls(desc, json, registry);
   return json;
 }
 
@@ -22,28 +24,30 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function fillNullMessages(desc: DescMessage, json: JsonValue, registry: Registry): void {
+function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void {
   if (!isObject(json)) return;
   if (desc.typeName === "google.protobuf.Any") {
     const inner =
       typeof json["@type"] === "string"
         ? registry.getMessage(json["@type"].slice(json["@type"].lastIndexOf("/") + 1))
         : undefined;
-    if (inner) fillNullMessages(inner, json, registry);
+    if (inner) fillNulls(inner, json, registry);
     return;
   }
   // Other well-known types print as strings, numbers or their own shapes.
   if (desc.typeName.startsWith("google.protobuf.")) return;
   for (const f of desc.fields) {
     const v = json[f.name];
-    if (f.fieldKind === "message") {
+    if (f.fieldKind === "scalar" && f.scalar === ScalarType.BYTES) {
+      if (v === "" && !f.oneof) json[f.name] = null;
+    } else if (f.fieldKind === "message") {
       if (v === undefined) {
         if (!f.oneof) json[f.name] = null;
-      } else fillNullMessages(f.message, v, registry);
+      } else fillNulls(f.message, v, registry);
     } else if (f.fieldKind === "list" && f.listKind === "message" && Array.isArray(v)) {
-      for (const item of v) fillNullMessages(f.message, item, registry);
+      for (const item of v) fillNulls(f.message, item, registry);
     } else if (f.fieldKind === "map" && f.mapKind === "message" && isObject(v)) {
-      for (const item of Object.values(v)) fillNullMessages(f.message, item, registry);
+      for (const item of Object.values(v)) fillNulls(f.message, item, registry);
     }
   }
 }
