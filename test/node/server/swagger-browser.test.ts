@@ -85,6 +85,9 @@ describe.skipIf(!hasChromium)("Swagger UI in headless chromium", () => {
         )?.trim(),
       )
       .toBe("200");
+    // The generated document loads without schema or resolver errors.
+    expect(await page.locator(".errors-wrapper").count()).toBe(0);
+    expect(await page.locator(".opblock").count()).toBeGreaterThan(40);
     expect(foreign).toEqual([]);
   });
 });
