@@ -230,6 +230,10 @@ describe("gRPC server", () => {
     ])
       expect(names).toContain(n);
     expect(missing.messageResponse.case).toBe("errorResponse");
+    const [own] = await reflect([
+      { messageRequest: { case: "fileContainingSymbol", value: "grpc.reflection.v1.ServerReflection" } },
+    ]);
+    expect(own.messageResponse.case).toBe("fileDescriptorResponse");
     expect(files.messageResponse.case).toBe("fileDescriptorResponse");
     const protos =
       files.messageResponse.case === "fileDescriptorResponse"

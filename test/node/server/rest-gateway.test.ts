@@ -196,6 +196,10 @@ describe("REST gateway", () => {
       expect(old.headers.get("x-sdk-block-height")).toBe("8");
       expect(old.headers.get("x-cosmos-block-height")).toBe("8");
     }
+    const cosmosBad = await get(`/sdk/bank/v1beta1/balances/${bob.address}`, {
+      "x-cosmos-block-height": "x",
+    });
+    expect(cosmosBad.body.message).toContain('invalid height header "x-cosmos-block-height"');
     const zero = await get(`/sdk/bank/v1beta1/balances/${bob.address}`, { "x-sdk-block-height": "0" });
     expect(zero.headers.get("x-sdk-block-height")).toBe("10");
 

@@ -12,17 +12,21 @@ export interface HeightBounds {
 }
 
 /**
- * The height a query runs at, from the header's raw value (absent or 0 = latest). Each bad value gets its own
+ * The height a query runs at, from the raw value of the header named `header` (absent or 0 = latest). Each bad value gets its own
  * error with Cosmos's text, as a ChainError of class InvalidArgument so every edge answers it as bad input.
  */
-export function queryHeight(raw: string | undefined, bounds: HeightBounds): number {
+export function queryHeight(
+  raw: string | undefined,
+  bounds: HeightBounds,
+  header: string = BLOCK_HEIGHT_HEADERS[0],
+): number {
   const latest = bounds.latestHeight;
   if (raw === undefined || raw.trim() === "") return latest;
   const text = raw.trim();
   if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
     throw ChainError.wrap(
       SdkErrors.InvalidRequest,
-      `invalid height header ${JSON.stringify(BLOCK_HEIGHT_HEADERS[0])}: ${JSON.stringify(raw)} is not an integer`,
+      `invalid height header ${JSON.stringify(header)}: ${JSON.stringify(raw)} is not an integer`,
     );
   const height = Number(text);
   if (height < 0)

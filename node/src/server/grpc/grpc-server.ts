@@ -13,6 +13,7 @@ import {
 import { toNamespace } from "../../app/namespace.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
+import { file_grpc_reflection_v1_reflection } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import type { Logger } from "../../logging/logger.js";
 import { parseListenAddress } from "../listen-address.js";
 import { metricsOf, type NodeMetrics } from "../metrics/node-metrics.js";
@@ -43,10 +44,10 @@ function rawServiceDefinition(service: DescService, name: string): ServiceDefini
   return def as ServiceDefinition;
 }
 
-function metadataHeight(md: Metadata): string | undefined {
-  for (const key of BLOCK_HEIGHT_HEADERS) {
-    const v = md.get(key)[0];
-    if (v !== undefined) return typeof v === "string" ? v : v.toString("utf8");
+function metadataHeight(md: Metadata): { name: string; value: string } | undefined {
+  for (const name of BLOCK_HEIGHT_HEADERS) {
+    const v = md.get(name)[0];
+    if (v !== undefined) return { name, value: typeof v === "string" ? v : v.toString("utf8") };
   }
   return undefined;
 }
@@ -57,7 +58,8 @@ function unaryHandler(path: string, backend: QueryBackend, metrics: NodeMetrics 
     const bounds = backend.heights;
     let height = 0;
     const run = async () => {
-      height = queryHeight(metadataHeight(call.metadata), bounds);
+      const given = metadataHeight(call.metadata);
+      height = queryHeight(given?.value, bounds, given?.name);
       try {
         return await backend.query(path, call.request, height);
       } catch (e) {
@@ -118,7 +120,7 @@ export async function startGrpc(
     }
   }
   const index = DescriptorIndex.of(
-    services.map((s) => s.file),
+    [...services.map((s) => s.file), file_grpc_reflection_v1_reflection],
     deps.backend.registry,
   );
   const listed = [...names, ...REFLECTION_SERVICES].sort();

@@ -193,7 +193,8 @@ class RequestHandler {
         this.jsonRegistry,
       );
       const bounds = this.deps.backend.heights;
-      const height = queryHeight(heightHeader(req), bounds);
+      const given = heightHeader(req);
+      const height = queryHeight(given?.value, bounds, given?.name);
       const grpcPath = `/${toNamespace(route.service.typeName, namespace)}/${route.rpc.name}`;
       let answer: { value: Uint8Array; height: number };
       try {
@@ -218,10 +219,10 @@ class RequestHandler {
   }
 }
 
-function heightHeader(req: IncomingMessage): string | undefined {
+function heightHeader(req: IncomingMessage): { name: string; value: string } | undefined {
   for (const name of BLOCK_HEIGHT_HEADERS) {
     const v = req.headers[name];
-    if (v !== undefined) return Array.isArray(v) ? v[0] : v;
+    if (v !== undefined) return { name, value: Array.isArray(v) ? v[0] : v };
   }
   return undefined;
 }
