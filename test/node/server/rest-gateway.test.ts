@@ -166,6 +166,11 @@ describe("REST gateway", () => {
     expect(notObject.status).toBe(400);
     const huge = await post("/sdk/tx/v1beta1/simulate", { tx_bytes: "A".repeat(5000) });
     expect(huge.status).toBe(413);
+    const vast = await post("/sdk/tx/v1beta1/simulate", { tx_bytes: "A".repeat(3_000_000) });
+    expect(vast).toMatchObject({
+      status: 413,
+      body: { code: 8, message: "request body exceeds 4096 bytes" },
+    });
     const emptyTx = await post("/sdk/tx/v1beta1/txs", { mode: "BROADCAST_MODE_SYNC" });
     expect(emptyTx.status).toBe(400);
     const badAddress = await get("/sdk/bank/v1beta1/balances/not-an-address");
@@ -338,5 +343,38 @@ describe("REST gateway limits", () => {
       answer = await closed;
     }
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it("answers 504 when the answer takes longer than the write timeout", async () => {
+    const real = queryBackend(node);
+    // The real query router, answering 300 ms late.
+    const slow = {
+      ...real,
+      heights: node.store,
+      query: async (path: string, data: Uint8Array, height: number) => {
+        await new Promise((r) => setTimeout(r, 300));
+        return real.query(path, data, height);
+      },
+    };
+    const timed = await RestGateway.start(
+      {
+        host: "127.0.0.1",
+        port: 0,
+        maxOpenConnections: 0,
+        readTimeoutMs: 0,
+        writeTimeoutMs: 100,
+        maxBodyBytes: 1000,
+        cors: false,
+      },
+      restRoutes(node.app.registrar.queryServices),
+      { backend: slow, logger: silentLogger, metrics: null },
+    );
+    try {
+      const res = await fetch(`${timed.address}/sdk/bank/v1beta1/params`);
+      expect(res.status).toBe(504);
+      expect(await res.json()).toMatchObject({ code: 4, details: [] });
+    } finally {
+      await timed.close();
+    }
   });
 });

@@ -227,24 +227,39 @@ function heightHeader(req: IncomingMessage): { name: string; value: string } | u
   return undefined;
 }
 
-async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValue | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      req.resume();
-      throw new GatewayError(GrpcCode.RESOURCE_EXHAUSTED, `request body exceeds ${max} bytes`, 413);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (e) {
-    throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `request body is not JSON: ${(e as Error).message}`);
-  }
+/**
+ * Reads a JSON body of at most `max` bytes. Past the limit it fails at once but keeps draining what the client
+ * still sends (discarding it), so the 413 answer reaches the client instead of a reset connection.
+ */
+function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValue | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        reject(new GatewayError(GrpcCode.RESOURCE_EXHAUSTED, `request body exceeds ${max} bytes`, 413));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("error", reject);
+    req.once("end", () => {
+      if (over) return;
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (text.trim() === "") return resolve(undefined);
+      try {
+        resolve(JSON.parse(text) as JsonValue);
+      } catch (e) {
+        reject(
+          new GatewayError(GrpcCode.INVALID_ARGUMENT, `request body is not JSON: ${(e as Error).message}`),
+        );
+      }
+    });
+  });
 }
 
 function send(
@@ -253,6 +268,8 @@ function send(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
+  // The write timeout may have answered already.
+  if (res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -264,10 +281,6 @@ function send(
 
 /** grpc-gateway's error shape: `{"code": <gRPC code>, "message", "details": []}`. */
 function sendError(res: ServerResponse, e: GatewayError | ChainError): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
   const status = e instanceof GatewayError ? e.httpStatus : httpStatusOf(e.grpcCode);
   send(res, status, { code: e.grpcCode, message: e.message, details: [] });
 }
