@@ -52,7 +52,11 @@ function metadataHeight(md: Metadata): { name: string; value: string } | undefin
   return undefined;
 }
 
-function unaryHandler(path: string, backend: QueryBackend, metrics: NodeMetrics | null) {
+function unaryHandler(
+  path: string,
+  deps: { backend: QueryBackend; logger: Logger; metrics: NodeMetrics | null },
+) {
+  const { backend, logger, metrics } = deps;
   return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
     const started = performance.now();
     const bounds = backend.heights;
@@ -76,6 +80,8 @@ function unaryHandler(path: string, backend: QueryBackend, metrics: NodeMetrics 
       },
       (e: unknown) => {
         const err = toChainError(e);
+        if (err.grpcCode === GrpcCode.INTERNAL || err.grpcCode === GrpcCode.UNKNOWN)
+          logger.error("gRPC query failed", { path, err: err.message });
         metrics?.observeQuery("grpc", path, err.grpcCode, (performance.now() - started) / 1000);
         callback({
           code: err.grpcCode as number as Status,
@@ -113,8 +119,7 @@ export async function startGrpc(
     for (const name of new Set([service.typeName, toNamespace(service.typeName, "cosmos")])) {
       const impl: UntypedServiceImplementation = {};
       for (const m of service.methods)
-        if (m.methodKind === "unary")
-          impl[m.name] = unaryHandler(`/${name}/${m.name}`, deps.backend, deps.metrics);
+        if (m.methodKind === "unary") impl[m.name] = unaryHandler(`/${name}/${m.name}`, deps);
       server.addService(rawServiceDefinition(service, name), impl);
       names.push(name);
     }
