@@ -102,6 +102,7 @@ describe("REST gateway", () => {
     const cosmos = await get(`/cosmos/auth/v1beta1/accounts/${alice.address}`);
     expect(cosmos.status).toBe(200);
     expect(cosmos.body.account["@type"]).toBe("/cosmos.auth.v1beta1.BaseAccount");
+    expect(Object.keys(cosmos.body.account)[0]).toBe("@type");
     expect(cosmos.body.account.account_number).toBe(sdk.body.account.account_number);
     expect(cosmos.body.account.pub_key).toBeNull();
   });

@@ -12,7 +12,7 @@ import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an
  * unset message field (`{"plan": null}`) and for empty bytes (`"next_key": null`), as gogoproto's JSON
- * prints Go's nil values, where protobuf-es leaves the field out or prints "".
+ * prints Go's nil values, where protobuf-es leaves the field out or prints ""; an Any's "@type" comes first.
  */
 export function gatewayJson(desc: DescMessage, message: Message, registry: Registry): JsonValue {
   const json = toJson(desc, message, { ...PROTO_JSON_WRITE, registry });
@@ -27,10 +27,13 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void {
   if (!isObject(json)) return;
   if (desc.typeName === "google.protobuf.Any") {
-    const inner =
-      typeof json["@type"] === "string"
-        ? registry.getMessage(json["@type"].slice(json["@type"].lastIndexOf("/") + 1))
-        : undefined;
+    const typeUrl = json["@type"];
+    if (typeof typeUrl !== "string") return;
+    // Cosmos prints "@type" first; protobuf-es appends it.
+    const fields = Object.entries(json).filter(([k]) => k !== "@type");
+    for (const [k] of fields) delete json[k];
+    for (const [k, v] of fields) json[k] = v;
+    const inner = registry.getMessage(typeUrl.slice(typeUrl.lastIndexOf("/") + 1));
     if (inner) fillNulls(inner, json, registry);
     return;
   }
