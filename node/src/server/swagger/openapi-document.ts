@@ -35,6 +35,7 @@ export function openApiDocument(
         details: { type: "array", items: { $ref: "#/components/schemas/google.protobuf.Any" } },
       },
     },
+    "google.protobuf.Any": WELL_KNOWN["google.protobuf.Any"],
   };
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of routes) {
@@ -75,7 +76,8 @@ export function openApiDocument(
         route.body === "*" ? ref(route.rpc.input, schemas) : leafSchema(route.rpc.input, route.body, schemas);
       op.requestBody = { required: true, content: { "application/json": { schema: bodySchema } } };
     }
-    const path = route.path.template;
+    // OpenAPI names a variable without its pattern: `{name=**}` -> `{name}`.
+    const path = route.path.template.replace(/\{([^}=]+)=[^}]*\}/g, "{$1}");
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = op;
   }
