@@ -21,7 +21,8 @@ export class DescriptorIndex {
       seen.add(f);
       for (const d of f.dependencies) visit(d);
       this.add(f.proto);
-      if (f.proto.package.startsWith("sdk.")) this.add(cosmosTwin(f.proto));
+      if (f.proto.package.startsWith("sdk.") && f.proto.name.startsWith("sdk/"))
+        this.add(cosmosTwin(f.proto));
     };
     for (const f of roots) visit(f);
   }
