@@ -39,8 +39,8 @@ export class LocalTestnet {
   private visor: ResultPromise | null = null;
   private waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   private seen = 0;
-  rpcUrl = "";
-  restUrl = "";
+  /** Listener name (rpc, api, grpc, telemetry) -> address, from the node's start-up lines. */
+  readonly listeners = new Map<string, string>();
 
   private constructor(
     readonly opts: LocalTestnetOptions,
@@ -113,16 +113,22 @@ export class LocalTestnet {
       rest = parts.pop() ?? "";
       for (const line of parts) this.push(line);
     });
-    this.rpcUrl = (await this.waitForLine(/rpc listening address=(\S+)/, 60_000))[1];
+    await this.waitForLine(/\bapi listening address=/, 60_000, true);
+  }
+
+  get rpcUrl(): string {
+    return this.listeners.get("rpc") ?? "";
+  }
+
+  get restUrl(): string {
+    return this.listeners.get("api") ?? "";
   }
 
   private push(line: string): void {
     this.lines.push(line);
     this.opts.echo?.(line);
-    const rest = line.match(/rest listening address=(\S+)/);
-    if (rest) this.restUrl = rest[1];
-    const rpc = line.match(/rpc listening address=(\S+)/);
-    if (rpc) this.rpcUrl = rpc[1];
+    const listener = line.match(/\b(\w+) listening address=(\S+)/);
+    if (listener) this.listeners.set(listener[1], listener[2]);
     for (const w of [...this.waiters]) {
       const m = line.match(w.re);
       if (m) {

@@ -29,8 +29,8 @@ interface SoftwareUpgradeArgs extends ProposalArgs {
   name: string;
   "upgrade-height": number;
   "upgrade-info": string;
-  "no-checksum-required": boolean;
-  "no-validate": boolean;
+  "checksum-required": boolean;
+  validate: boolean;
   "safety-delta": number;
 }
 
@@ -88,15 +88,15 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<QueryArgs, 
                 default: "",
                 describe: "plan info, typically JSON with binaries",
               })
-              .option("no-checksum-required", {
+              .option("checksum-required", {
                 type: "boolean",
-                default: false,
-                describe: "allow binary URLs without ?checksum=",
+                default: true,
+                describe: "binary URLs must carry ?checksum= (--no-checksum-required allows none)",
               })
-              .option("no-validate", {
+              .option("validate", {
                 type: "boolean",
-                default: false,
-                describe: "skip the --upgrade-info check",
+                default: true,
+                describe: "check --upgrade-info (--no-validate skips it)",
               })
               .option("safety-delta", {
                 type: "number",
@@ -107,9 +107,9 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<QueryArgs, 
             const a = args as unknown as SoftwareUpgradeArgs;
             if (!Number.isSafeInteger(a["upgrade-height"]) || a["upgrade-height"] <= 0)
               throw new CliError("--upgrade-height must be a positive integer");
-            if (!a["no-validate"] && a["upgrade-info"]) {
+            if (a.validate && a["upgrade-info"]) {
               try {
-                validatePlanInfo(a["upgrade-info"], { requireChecksum: !a["no-checksum-required"] });
+                validatePlanInfo(a["upgrade-info"], { requireChecksum: a["checksum-required"] });
               } catch (e) {
                 throw new CliError(`--upgrade-info: ${(e as Error).message}`);
               }

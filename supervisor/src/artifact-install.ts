@@ -1,0 +1,71 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import { isAbsolute, join, normalize, posix } from "node:path";
+import { extract as extractTar, list as listTar } from "tar";
+import { VisorError } from "./visor-error.js";
+
+/** Past this, an archive entry is refused (a decompression bomb is not a binary). */
+export const MAX_ENTRY_BYTES = 4 * 1024 ** 3;
+
+function isArchive(file: string): boolean {
+  const head = Buffer.alloc(262);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head[0] === 0x1f && head[1] === 0x8b) return true;
+  return head.subarray(257, 262).toString("latin1") === "ustar";
+}
+
+/** Every entry must stay inside the target: no absolute or `..` paths, no links out, no devices, no giants. */
+async function checkEntries(file: string): Promise<void> {
+  const problems: string[] = [];
+  await listTar({
+    file,
+    onReadEntry: (e) => {
+      const p = e.path;
+      const norm = posix.normalize(p);
+      if (isAbsolute(p) || p.startsWith("/") || norm === ".." || norm.startsWith("../"))
+        problems.push(`entry ${JSON.stringify(p)} points outside the upgrade folder`);
+      if (e.type === "SymbolicLink" || e.type === "Link") {
+        const target =
+          e.type === "Link"
+            ? posix.normalize(e.linkpath ?? "")
+            : posix.normalize(posix.join(posix.dirname(norm), e.linkpath ?? ""));
+        if (isAbsolute(e.linkpath ?? "") || target === ".." || target.startsWith("../"))
+          problems.push(
+            `link ${JSON.stringify(p)} -> ${JSON.stringify(e.linkpath)} points outside the upgrade folder`,
+          );
+      }
+      if (["CharacterDevice", "BlockDevice", "FIFO"].includes(e.type))
+        problems.push(`entry ${JSON.stringify(p)} is a ${e.type}`);
+      if ((e.size ?? 0) > MAX_ENTRY_BYTES)
+        problems.push(`entry ${JSON.stringify(p)} is larger than ${MAX_ENTRY_BYTES} bytes`);
+      e.resume();
+    },
+  });
+  if (problems.length) throw new VisorError("ARCHIVE", `refusing archive: ${problems.join("; ")}`);
+}
+
+/**
+ * Installs a verified download into an upgrade folder: an archive is unpacked whole (its `bin/<name>`, or
+ * `<name>` at the top, is the binary), a single file becomes `bin/<name>`. The binary is made executable and
+ * never group- or world-writable.
+ */
+export async function installArtifact(file: string, dir: string, name: string): Promise<string> {
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  const bin = join(dir, "bin", name);
+  if (isArchive(file)) {
+    await checkEntries(file);
+    await extractTar({ file, cwd: dir, strict: true, preservePaths: false, noChmod: false });
+    if (!existsSync(bin) && existsSync(join(dir, name))) renameSync(join(dir, name), bin);
+    if (!existsSync(bin))
+      throw new VisorError("ARCHIVE", `the archive holds neither bin/${name} nor ${name}`);
+    rmSync(file, { force: true });
+  } else {
+    renameSync(file, bin);
+  }
+  chmodSync(bin, 0o755);
+  return normalize(bin);
+}

@@ -1,0 +1,130 @@
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { loadVisorConfig, type VisorConfig } from "../visor-config.js";
+import { VisorError } from "../visor-error.js";
+import { VisorLayout } from "../visor-layout.js";
+import { visorLogger } from "../visor-logger.js";
+import { VisorMetrics } from "../visor-metrics.js";
+import { VisorRunner } from "../visor-runner.js";
+import {
+  addBatchUpgradeCommand,
+  addUpgradeCommand,
+  configCommand,
+  initCommand,
+  prepareUpgradeCommand,
+  showUpgradeInfoCommand,
+  statusCommand,
+  versionCommand,
+} from "./visor-commands.js";
+
+/** `visor run <daemon args...>`: everything after `run` belongs to the daemon, flags included. */
+async function run(args: string[], configFile?: string): Promise<number> {
+  const config = loadVisorConfig(process.env, { configFile, requireLayout: true });
+  const logger = visorLogger(config);
+  const metrics = config.metricsAddress ? new VisorMetrics() : null;
+  const server = metrics ? await metrics.listen(config.metricsAddress) : null;
+  try {
+    return await new VisorRunner(config, new VisorLayout(config), args, { logger, metrics }).run();
+  } finally {
+    server?.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let configFile: string | undefined;
+  // -c <file> belongs to visor only before `run`; after it, every argument is the daemon's.
+  const runAt = argv.indexOf("run");
+  const ci = argv
+    .slice(0, runAt >= 0 ? runAt : argv.length)
+    .findIndex((a) => a === "-c" || a === "--cosmovisor-config");
+  if (ci >= 0) {
+    configFile = argv[ci + 1];
+    argv = [...argv.slice(0, ci), ...argv.slice(ci + 2)];
+  }
+  if (argv[0] === "run") return run(argv.slice(1), configFile);
+  const cfg = (requireLayout = true): VisorConfig =>
+    loadVisorConfig(process.env, { configFile, requireLayout });
+  await yargs(argv)
+    .scriptName("visor")
+    .command(
+      "init <path>",
+      "Install the genesis binary and the current link",
+      (y) => y.positional("path", { type: "string", demandOption: true }),
+      (a) => initCommand(cfg(false), a.path),
+    )
+    .command(
+      "run",
+      "Run the daemon under visor: visor run <daemon args...>",
+      () => {},
+      () => {},
+    )
+    .command(
+      "version",
+      "Print visor's version and the daemon's",
+      (y) =>
+        y
+          .option("output", { alias: "o", choices: ["text", "json"], default: "text" })
+          .option("cosmovisor-only", { type: "boolean", default: false }),
+      (a) => versionCommand(cfg(), { json: a.output === "json", visorOnly: a["cosmovisor-only"] }),
+    )
+    .command(
+      "config",
+      "Print the effective settings",
+      () => {},
+      () => configCommand(cfg(false)),
+    )
+    .command(
+      "add-upgrade <name> <path>",
+      "Install a binary for an upgrade (optionally at a height)",
+      (y) =>
+        y
+          .positional("name", { type: "string", demandOption: true })
+          .positional("path", { type: "string", demandOption: true })
+          .option("force", { type: "boolean", default: false })
+          .option("upgrade-height", { type: "number" }),
+      (a) => addUpgradeCommand(cfg(), a.name, a.path, { force: a.force, height: a["upgrade-height"] }),
+    )
+    .command(
+      "add-batch-upgrade",
+      "Install binaries for several upgrades at heights",
+      (y) => y.option("upgrade-file", { type: "string" }).option("upgrade-list", { type: "string" }),
+      (a) => addBatchUpgradeCommand(cfg(), { file: a["upgrade-file"], list: a["upgrade-list"] }),
+    )
+    .command(
+      "prepare-upgrade",
+      "Download the binary of the node's scheduled plan now",
+      () => {},
+      () => prepareUpgradeCommand(cfg()),
+    )
+    .command(
+      "show-upgrade-info",
+      "Print data/upgrade-info.json",
+      () => {},
+      () => showUpgradeInfoCommand(cfg()),
+    )
+    .command(
+      "status",
+      "Print what visor runs, what is pending and the last upgrade",
+      () => {},
+      () => statusCommand(cfg()),
+    )
+    .demandCommand(1, "a command is required; see --help")
+    .strict()
+    .help()
+    .fail((msg, err) => {
+      throw err ?? new VisorError("CONFIG", msg);
+    })
+    .parseAsync();
+  return 0;
+}
+
+main(hideBin(process.argv)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    const expected = e instanceof VisorError;
+    process.stderr.write(`Error: ${expected ? e.message : `unexpected error: ${(e as Error).stack ?? e}`}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,159 @@
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { execa } from "execa";
+import { packageVersion } from "../../../node/src/cli/package-version.js";
+import { readBatch, writeJsonAtomic } from "../batch-feed.js";
+import { NodeApi } from "../node-api.js";
+import { ensureUpgradeBinary } from "../upgrade-binary.js";
+import { readUpgradeInfo } from "../upgrade-info.js";
+import { describeConfig, type VisorConfig } from "../visor-config.js";
+import { VisorError } from "../visor-error.js";
+import { VisorLayout } from "../visor-layout.js";
+import { visorLogger } from "../visor-logger.js";
+
+const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+
+/** Copies a binary into a folder's bin/ (with the Swagger UI files of a chaind release, when beside it). */
+function installBinary(src: string, dir: string, name: string): string {
+  const path = resolve(src);
+  if (!existsSync(path)) throw new VisorError("BINARY_MISSING", `no such file: ${path}`);
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  const dest = join(dir, "bin", name);
+  copyFileSync(path, dest);
+  chmodSync(dest, 0o755);
+  const assets = join(dirname(path), "swagger-ui");
+  if (existsSync(assets)) cpSync(assets, join(dir, "bin", "swagger-ui"), { recursive: true });
+  return dest;
+}
+
+export function initCommand(config: VisorConfig, path: string): void {
+  const layout = new VisorLayout(config);
+  const bin = layout.binaryIn(layout.genesisDir);
+  if (existsSync(bin)) out(`genesis binary already installed at ${bin}; leaving it`);
+  else out(`installed genesis binary at ${installBinary(path, layout.genesisDir, config.name)}`);
+  if (!existsSync(layout.currentLink)) layout.switchTo(layout.genesisDir);
+  out(`current -> ${layout.currentDir()}`);
+}
+
+export async function versionCommand(
+  config: VisorConfig,
+  opts: { json: boolean; visorOnly: boolean },
+): Promise<void> {
+  const visor = packageVersion();
+  if (opts.visorOnly) {
+    out(opts.json ? JSON.stringify({ cosmovisor_version: visor }) : `visor version: ${visor}`);
+    return;
+  }
+  const r = await execa(new VisorLayout(config).currentBinary(), ["version", "--long", "--output", "json"], {
+    reject: false,
+  });
+  if (r.exitCode !== 0)
+    throw new VisorError("BINARY_MISSING", `${config.name} version failed: ${r.stderr.trim()}`);
+  if (opts.json) {
+    let app: unknown = r.stdout.trim();
+    try {
+      app = JSON.parse(r.stdout);
+    } catch {
+      // Not every daemon prints JSON; its text is passed on as is.
+    }
+    out(JSON.stringify({ cosmovisor_version: visor, app_version: app }));
+  } else out(`visor version: ${visor}\n${r.stdout.trim()}`);
+}
+
+export function configCommand(config: VisorConfig): void {
+  out(describeConfig(config));
+}
+
+/**
+ * `add-upgrade <name> <path>`: installs an operator-provided binary for a plan. With --upgrade-height the
+ * upgrade is queued in the batch file and happens when the node reaches that height (cosmovisor applies it at
+ * once instead, see cosmos-sdk#19227).
+ */
+export function addUpgradeCommand(
+  config: VisorConfig,
+  name: string,
+  path: string,
+  opts: { force: boolean; height?: number },
+): void {
+  const layout = new VisorLayout(config);
+  const dir = layout.upgradeDir(name);
+  if (existsSync(layout.binaryIn(dir)) && !opts.force)
+    throw new VisorError(
+      "LAYOUT",
+      `upgrade binary already exists at ${layout.binaryIn(dir)}; use --force to replace it`,
+    );
+  out(`installed ${name} binary at ${installBinary(path, dir, config.name)}`);
+  if (opts.height !== undefined) queueUpgrade(layout, name, opts.height);
+}
+
+function queueUpgrade(layout: VisorLayout, name: string, height: number): void {
+  if (!Number.isSafeInteger(height) || height <= 0)
+    throw new VisorError("UPGRADE_INFO", `invalid upgrade height ${height}`);
+  mkdirSync(layout.dataDir, { recursive: true });
+  const batch = readBatch(layout.batchFile).filter((p) => p.name !== name);
+  batch.push({ name, height, info: "" });
+  batch.sort((a, b) => a.height - b.height);
+  writeJsonAtomic(layout.batchFile, batch);
+  out(`scheduled ${name} at height ${height} (${layout.batchFile})`);
+}
+
+/** `add-batch-upgrade --upgrade-file <csv> | --upgrade-list name:path:height,...` */
+export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: string; list?: string }): void {
+  let entries: string[][];
+  if (opts.file) {
+    entries = readFileSync(opts.file, "utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("#"))
+      .map((l) => l.split(",").map((s) => s.trim()));
+  } else if (opts.list) {
+    entries = opts.list.split(",").map((e) => e.split(":").map((s) => s.trim()));
+  } else throw new VisorError("CONFIG", "give --upgrade-file or --upgrade-list");
+  for (const e of entries) {
+    if (e.length !== 3 || !/^\d+$/.test(e[2]))
+      throw new VisorError(
+        "UPGRADE_INFO",
+        `invalid batch entry ${JSON.stringify(e.join(":"))}: use name,path,height`,
+      );
+    addUpgradeCommand(config, e[0], e[1], { force: true, height: Number(e[2]) });
+  }
+}
+
+export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> {
+  const plan = await new NodeApi(config.rpcAddress).currentPlan();
+  if (!plan) {
+    out("No active upgrade plan found");
+    return;
+  }
+  const layout = new VisorLayout(config);
+  const bin = await ensureUpgradeBinary(
+    plan,
+    layout,
+    { ...config, allowDownloadBinaries: true },
+    { logger: visorLogger(config) },
+  );
+  out(`upgrade ${plan.name} at height ${plan.height}: binary ready at ${bin}`);
+}
+
+export function showUpgradeInfoCommand(config: VisorConfig): void {
+  const layout = new VisorLayout(config);
+  const plan = readUpgradeInfo(layout.upgradeInfoFile);
+  out(plan ? JSON.stringify(plan) : `no upgrade-info.json in ${layout.dataDir}`);
+}
+
+export function statusCommand(config: VisorConfig): void {
+  const layout = new VisorLayout(config);
+  const status = existsSync(layout.statusFile) ? JSON.parse(readFileSync(layout.statusFile, "utf8")) : {};
+  out(
+    JSON.stringify(
+      {
+        ...status,
+        current: layout.currentDir(),
+        current_plan: layout.currentPlan(),
+        pending: readUpgradeInfo(layout.upgradeInfoFile),
+      },
+      null,
+      2,
+    ),
+  );
+}

@@ -1,0 +1,98 @@
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { join, relative } from "node:path";
+import type { Logger } from "../../node/src/logging/logger.js";
+import { VisorError } from "./visor-error.js";
+
+/** LevelDB never rewrites a table file once written: those are shared by hard link instead of copied. */
+const IMMUTABLE = /\.(ldb|sst)$/;
+
+interface Entry {
+  rel: string;
+  size: number;
+}
+
+function walk(dir: string, base = dir, out: Entry[] = []): Entry[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    if (st.isDirectory()) walk(p, base, out);
+    else if (st.isFile()) out.push({ rel: relative(base, p), size: st.size });
+  }
+  return out;
+}
+
+/**
+ * Backs up `<home>/data` to `<backupRoot>/data-backup-<time>`: immutable LevelDB tables are hard-linked (so the
+ * time does not grow with the data), everything else is copied; across file systems everything is copied.
+ * The copy is checked file by file (names and sizes) before it is renamed into place, and only the newest
+ * `keep` backups are kept.
+ */
+export function backupData(
+  dataDir: string,
+  backupRoot: string,
+  opts: { keep: number; now?: Date },
+  deps: { logger: Logger },
+): { dir: string; linked: number; copied: number; ms: number } {
+  const started = performance.now();
+  const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, "-");
+  const dir = join(backupRoot, `data-backup-${stamp}`);
+  const tmp = `${dir}.partial`;
+  rmSync(tmp, { recursive: true, force: true });
+  let linked = 0;
+  let copied = 0;
+  const entries = walk(dataDir);
+  try {
+    for (const e of entries) {
+      const src = join(dataDir, e.rel);
+      const dst = join(tmp, e.rel);
+      mkdirSync(join(dst, ".."), { recursive: true });
+      if (IMMUTABLE.test(e.rel)) {
+        try {
+          linkSync(src, dst);
+          linked++;
+          continue;
+        } catch (err) {
+          if (
+            (err as NodeJS.ErrnoException).code !== "EXDEV" &&
+            (err as NodeJS.ErrnoException).code !== "EPERM"
+          )
+            throw err;
+        }
+      }
+      copyFileSync(src, dst);
+      copied++;
+    }
+    const copy = new Map(walk(tmp).map((e) => [e.rel, e.size]));
+    for (const e of entries)
+      if (copy.get(e.rel) !== e.size && !e.rel.endsWith(".log") && !e.rel.startsWith("LOG"))
+        throw new Error(`${e.rel}: copy has ${copy.get(e.rel) ?? "no"} bytes, source ${e.size}`);
+    renameSync(tmp, dir);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new VisorError("BACKUP", `backup of ${dataDir} failed: ${(e as Error).message}`);
+  }
+  rotateBackups(backupRoot, opts.keep, deps);
+  const ms = Math.round(performance.now() - started);
+  deps.logger.info("data backed up", { dir, linked, copied, ms });
+  return { dir, linked, copied, ms };
+}
+
+function rotateBackups(root: string, keep: number, deps: { logger: Logger }): void {
+  if (keep <= 0 || !existsSync(root)) return;
+  const all = readdirSync(root)
+    .filter((f) => f.startsWith("data-backup-") && !f.endsWith(".partial"))
+    .sort();
+  for (const old of all.slice(0, Math.max(0, all.length - keep))) {
+    rmSync(join(root, old), { recursive: true, force: true });
+    deps.logger.info("removed old backup", { dir: join(root, old) });
+  }
+}

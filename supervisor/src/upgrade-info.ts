@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { VisorError } from "./visor-error.js";
+
+/** A plan as the node writes it to data/upgrade-info.json. */
+export interface UpgradePlan {
+  name: string;
+  height: number;
+  info: string;
+  time?: string;
+}
+
+/** Checks a parsed plan as cosmovisor does: a name, and a height above 0. */
+export function validatePlan(doc: unknown, source: string): UpgradePlan {
+  const p = doc as Partial<UpgradePlan> | null;
+  if (!p || typeof p !== "object") throw new VisorError("UPGRADE_INFO", `${source}: expected a JSON object`);
+  if (typeof p.name !== "string" || !p.name)
+    throw new VisorError("UPGRADE_INFO", `${source}: upgrade name cannot be empty`);
+  const height = Number(p.height);
+  if (!Number.isSafeInteger(height) || height <= 0)
+    throw new VisorError(
+      "UPGRADE_INFO",
+      `${source}: height must be greater than 0, got ${JSON.stringify(p.height)}`,
+    );
+  return { name: p.name, height, info: typeof p.info === "string" ? p.info : "", time: p.time };
+}
+
+/**
+ * Reads upgrade-info.json: null when absent or empty (the node may be writing it: look again shortly), the
+ * plan when valid, an error naming the problem otherwise.
+ */
+export function readUpgradeInfo(path: string): UpgradePlan | null {
+  if (!existsSync(path) || statSync(path).size === 0) return null;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new VisorError("UPGRADE_INFO", `${path}: invalid JSON: ${(e as Error).message}`);
+  }
+  return validatePlan(doc, path);
+}

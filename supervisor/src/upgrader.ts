@@ -1,0 +1,84 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../../node/src/logging/logger.js";
+import { backupData } from "./data-backup.js";
+import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
+import { ensureUpgradeBinary } from "./upgrade-binary.js";
+import type { UpgradePlan } from "./upgrade-info.js";
+import type { VisorConfig } from "./visor-config.js";
+import type { VisorLayout } from "./visor-layout.js";
+import type { VisorMetrics } from "./visor-metrics.js";
+import type { StatusFile } from "./visor-status.js";
+
+/** Whether two plan names are the same upgrade (case-insensitive unless recasing is off, as cosmovisor). */
+export function samePlanName(a: string, b: string, config: Pick<VisorConfig, "disableRecase">): boolean {
+  return config.disableRecase ? a === b : a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * One upgrade, in cosmovisor's order: restart delay, data backup, custom pre-upgrade, the binary (present,
+ * pre-fetched or downloaded and verified), the marker, the atomic switch of `current`, then the new binary's
+ * pre-upgrade. Each step is safe to repeat, so a visor killed anywhere finishes the upgrade on restart.
+ */
+export async function applyUpgrade(
+  plan: UpgradePlan,
+  ctx: {
+    config: VisorConfig;
+    layout: VisorLayout;
+    status: StatusFile;
+    metrics: VisorMetrics | null;
+    logger: Logger;
+  },
+): Promise<void> {
+  const { config, layout, status, logger } = ctx;
+  const started = performance.now();
+  logger.info("upgrade detected", { plan: plan.name, height: plan.height });
+  status.update({ pending_plan: plan });
+  try {
+    if (config.restartDelayMs > 0) {
+      logger.info("waiting before the upgrade (DAEMON_RESTART_DELAY)", { ms: config.restartDelayMs });
+      await new Promise((r) => setTimeout(r, config.restartDelayMs));
+    }
+    if (!config.unsafeSkipBackup)
+      backupData(layout.dataDir, config.dataBackupDir, { keep: config.backupKeep }, { logger });
+    await runCustomPreUpgrade(plan, config, { logger });
+    let lastLog = 0;
+    const bin = await ensureUpgradeBinary(plan, layout, config, {
+      logger,
+      onProgress: (got, total) => {
+        if (Date.now() - lastLog < 1000 && got !== total) return;
+        lastLog = Date.now();
+        logger.info("downloading", { bytes: got, total: total ?? "unknown" });
+        ctx.metrics?.downloadedBytes.set(got);
+      },
+    });
+    const dir = layout.upgradeDir(plan.name);
+    writeFileSync(join(dir, "upgrade-info.json"), JSON.stringify(plan));
+    layout.switchTo(dir);
+    logger.info("switched current binary", { plan: plan.name, binary: bin });
+    await runPreUpgrade(bin, config, { logger });
+    const ms = Math.round(performance.now() - started);
+    status.update({
+      pending_plan: null,
+      current_upgrade: plan.name,
+      last_upgrade: { plan: plan.name, height: plan.height, result: "ok", at: new Date().toISOString(), ms },
+    });
+    ctx.metrics?.upgrades.inc({ result: "ok" });
+    ctx.metrics?.upgradeSeconds.set(ms / 1000);
+    logger.info("upgrade complete", { plan: plan.name, ms });
+  } catch (e) {
+    const ms = Math.round(performance.now() - started);
+    status.update({
+      last_upgrade: {
+        plan: plan.name,
+        height: plan.height,
+        result: "failed",
+        error: (e as Error).message,
+        at: new Date().toISOString(),
+        ms,
+      },
+    });
+    ctx.metrics?.upgrades.inc({ result: "failed" });
+    throw e;
+  }
+}

@@ -1,0 +1,24 @@
+/** Why visor refuses or stops; every expected failure carries one, and the CLI prints it as one line. */
+export type VisorErrorCode =
+  | "CONFIG"
+  | "LAYOUT"
+  | "UPGRADE_INFO"
+  | "PLAN_INFO"
+  | "CHECKSUM"
+  | "DOWNLOAD"
+  | "ARCHIVE"
+  | "BINARY_MISSING"
+  | "PRE_UPGRADE"
+  | "BACKUP"
+  | "SIGNATURE"
+  | "NODE_API";
+
+export class VisorError extends Error {
+  constructor(
+    readonly code: VisorErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "VisorError";
+  }
+}

@@ -1,0 +1,125 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { join, relative } from "node:path";
+import type { VisorConfig } from "./visor-config.js";
+import { VisorError } from "./visor-error.js";
+
+/**
+ * Cosmovisor's folder layout under `$DAEMON_HOME/cosmovisor`: genesis/bin/<name>, upgrades/<plan>/bin/<name>,
+ * and `current`, a relative symlink to the folder whose binary runs.
+ */
+export class VisorLayout {
+  readonly root: string;
+
+  constructor(readonly config: Pick<VisorConfig, "home" | "name" | "disableRecase">) {
+    this.root = join(config.home, "cosmovisor");
+  }
+
+  get genesisDir(): string {
+    return join(this.root, "genesis");
+  }
+
+  get upgradesDir(): string {
+    return join(this.root, "upgrades");
+  }
+
+  get currentLink(): string {
+    return join(this.root, "current");
+  }
+
+  get dataDir(): string {
+    return join(this.config.home, "data");
+  }
+
+  get upgradeInfoFile(): string {
+    return join(this.dataDir, "upgrade-info.json");
+  }
+
+  get batchFile(): string {
+    return join(this.dataDir, "upgrade-info.json.batch");
+  }
+
+  get statusFile(): string {
+    return join(this.root, "visor-status.json");
+  }
+
+  /**
+   * The folder name of a plan: lower-cased unless COSMOVISOR_DISABLE_RECASE, then URL path-escaped. Names that
+   * could leave the upgrades folder or confuse a shell are refused.
+   */
+  planDirName(plan: string): string {
+    if (!plan || plan.trim() !== plan)
+      throw new VisorError("LAYOUT", `invalid upgrade name ${JSON.stringify(plan)}: empty or padded`);
+    if ([...plan].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+      throw new VisorError("LAYOUT", `invalid upgrade name ${JSON.stringify(plan)}: control characters`);
+    const name = this.config.disableRecase ? plan : plan.toLowerCase();
+    const escaped = encodeURIComponent(name);
+    if (escaped === "." || escaped === ".." || escaped.length > 255)
+      throw new VisorError(
+        "LAYOUT",
+        `invalid upgrade name ${JSON.stringify(plan)}: not usable as a folder name`,
+      );
+    return escaped;
+  }
+
+  upgradeDir(plan: string): string {
+    return join(this.upgradesDir, this.planDirName(plan));
+  }
+
+  binaryIn(dir: string): string {
+    return join(dir, "bin", this.config.name);
+  }
+
+  /** The folder `current` points at; a missing link is re-made to genesis, as cosmovisor does. */
+  currentDir(): string {
+    if (!existsSync(this.currentLink)) {
+      if (!existsSync(this.binaryIn(this.genesisDir)))
+        throw new VisorError(
+          "LAYOUT",
+          `no ${this.config.name} in ${join(this.genesisDir, "bin")}: run "visor init" first`,
+        );
+      this.switchTo(this.genesisDir);
+    }
+    return join(this.root, readlinkSync(this.currentLink));
+  }
+
+  currentBinary(): string {
+    return this.binaryIn(this.currentDir());
+  }
+
+  /** The plan `current` runs, from the marker upgrades/<plan>/upgrade-info.json; null for genesis. */
+  currentPlan(): { name: string; height: number } | null {
+    const marker = join(this.currentDir(), "upgrade-info.json");
+    if (!existsSync(marker)) return null;
+    try {
+      return JSON.parse(readFileSync(marker, "utf8"));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Points `current` at `dir` atomically: a new relative link is made beside the old one and renamed over it. */
+  switchTo(dir: string): void {
+    mkdirSync(this.root, { recursive: true });
+    const tmp = `${this.currentLink}.new-${process.pid}`;
+    rmSync(tmp, { force: true });
+    symlinkSync(relative(this.root, dir), tmp);
+    renameSync(tmp, this.currentLink);
+  }
+
+  isLink(path: string): boolean {
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  }
+}

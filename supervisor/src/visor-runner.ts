@@ -1,0 +1,207 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, statSync } from "node:fs";
+import { watch } from "chokidar";
+import type { Logger } from "../../node/src/logging/logger.js";
+import { feedBatch } from "./batch-feed.js";
+import { NodeApi } from "./node-api.js";
+import { Prefetcher } from "./prefetcher.js";
+import { skipHeightsOf } from "./skip-heights.js";
+import { cleanStaging } from "./upgrade-binary.js";
+import { readUpgradeInfo, type UpgradePlan } from "./upgrade-info.js";
+import { applyUpgrade, samePlanName } from "./upgrader.js";
+import type { VisorConfig } from "./visor-config.js";
+import type { VisorLayout } from "./visor-layout.js";
+import type { VisorMetrics } from "./visor-metrics.js";
+import { StatusFile } from "./visor-status.js";
+
+type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kind: "stopped"; code: number };
+
+const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGQUIT: 131, SIGKILL: 137 };
+
+/**
+ * `visor run`: launches the daemon from `current`, watches data/upgrade-info.json (file events, with polling as
+ * a fallback), stops the daemon when an upgrade is due, applies it and starts the new binary. An upgrade named
+ * in upgrade-info.json that `current` does not run yet is applied before anything is launched, so one is never
+ * missed: not when the daemon was down at the height, nor when the file appeared while visor was down.
+ */
+export class VisorRunner {
+  private child: ChildProcess | null = null;
+  private stopping: NodeJS.Signals | null = null;
+  private readonly status: StatusFile;
+  private readonly api: NodeApi;
+  private readonly skipHeights: Set<number>;
+
+  constructor(
+    private readonly config: VisorConfig,
+    private readonly layout: VisorLayout,
+    private readonly args: readonly string[],
+    private readonly deps: { logger: Logger; metrics: VisorMetrics | null },
+  ) {
+    this.status = new StatusFile(layout.statusFile);
+    this.api = new NodeApi(config.rpcAddress);
+    this.skipHeights = skipHeightsOf(args);
+  }
+
+  /** Runs until the daemon stops for good; answers visor's exit status. */
+  async run(): Promise<number> {
+    const forward = (sig: NodeJS.Signals) => {
+      const child = this.child;
+      const again = this.stopping !== null;
+      this.stopping = sig;
+      if (!child || child.exitCode !== null) return;
+      // A second signal, or a daemon that outlives DAEMON_SHUTDOWN_GRACE, is killed: visor never leaves it behind.
+      if (again) child.kill("SIGKILL");
+      else child.kill(sig);
+      if (this.config.shutdownGraceMs > 0) {
+        const t = setTimeout(
+          () => child.exitCode === null && child.kill("SIGKILL"),
+          this.config.shutdownGraceMs,
+        );
+        child.once("exit", () => clearTimeout(t));
+      }
+    };
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
+    for (const s of signals) process.on(s, forward);
+    cleanStaging(this.layout);
+    try {
+      for (;;) {
+        if (this.stopping) return SIGNAL_CODES[this.stopping] ?? 1;
+        const due = this.pendingUpgrade();
+        if (due) {
+          await applyUpgrade(due, {
+            ...this.deps,
+            config: this.config,
+            layout: this.layout,
+            status: this.status,
+          });
+          if (!this.config.restartAfterUpgrade) {
+            this.deps.logger.info("upgrade done; not restarting (DAEMON_RESTART_AFTER_UPGRADE=false)");
+            return 0;
+          }
+        }
+        const outcome = await this.runChild();
+        if (outcome.kind === "stopped") return outcome.code;
+        if (outcome.kind === "exit") {
+          if (outcome.code === 0) return 0;
+          if (!this.pendingUpgrade()) {
+            this.deps.logger.error("daemon exited with an error and no upgrade is due", {
+              code: outcome.code,
+            });
+            return outcome.code;
+          }
+        }
+      }
+    } finally {
+      for (const s of signals) process.off(s, forward);
+    }
+  }
+
+  /** The plan in upgrade-info.json when `current` does not run it yet and its height is not skipped. */
+  private pendingUpgrade(): UpgradePlan | null {
+    let plan: UpgradePlan | null;
+    try {
+      plan = readUpgradeInfo(this.layout.upgradeInfoFile);
+    } catch (e) {
+      // A file being written by a binary that does not write atomically: look again on the next event or poll.
+      this.deps.logger.debug("upgrade-info.json not readable yet", { err: (e as Error).message });
+      return null;
+    }
+    if (!plan) return null;
+    const running = this.layout.currentPlan();
+    if (running && samePlanName(running.name, plan.name, this.config) && running.height >= plan.height)
+      return null;
+    if (this.skipHeights.has(plan.height)) {
+      this.deps.logger.info("upgrade height is in --unsafe-skip-upgrades: not upgrading", {
+        plan: plan.name,
+        height: plan.height,
+      });
+      return null;
+    }
+    return plan;
+  }
+
+  private runChild(): Promise<ChildOutcome> {
+    const bin = this.layout.currentBinary();
+    // Cosmovisor sets the exec bit when it is missing; we also never leave it group- or world-writable.
+    const mode = statSync(bin).mode & 0o777;
+    if ((mode & 0o111) === 0 || (mode & 0o022) !== 0) chmodSync(bin, (mode | 0o755) & ~0o022);
+    this.deps.logger.info("starting daemon", { binary: bin, args: this.args.join(" ") });
+    this.deps.metrics?.childStarts.inc();
+    const child = spawn(bin, [...this.args], { stdio: "inherit", env: process.env });
+    this.child = child;
+    this.status.update({
+      running_binary: bin,
+      child_pid: child.pid ?? null,
+      current_upgrade: this.layout.currentPlan()?.name ?? null,
+    });
+
+    return new Promise<ChildOutcome>((resolve) => {
+      let settled = false;
+      let upgradeDue = false;
+      const timers: NodeJS.Timeout[] = [];
+      const watcher = watch(this.layout.dataDir, { depth: 0, ignoreInitial: true, awaitWriteFinish: false });
+      const prefetcher = this.config.prefetch
+        ? new Prefetcher({
+            ...this.deps,
+            config: this.config,
+            layout: this.layout,
+            api: this.api,
+            status: this.status,
+          })
+        : null;
+      const check = () => {
+        if (settled || upgradeDue || child.exitCode !== null) return;
+        if (!this.pendingUpgrade()) return;
+        upgradeDue = true;
+        this.deps.logger.info("upgrade-info.json names a new upgrade: stopping the daemon");
+        void this.stopChild(child);
+      };
+      watcher.on("all", (_event, path) => {
+        if (path.endsWith("upgrade-info.json")) check();
+      });
+      timers.push(setInterval(check, this.config.pollIntervalMs));
+      timers.push(
+        setInterval(
+          () => {
+            void feedBatch(this.layout, this.api, this.deps).catch((e) =>
+              this.deps.logger.warn("batch upgrade file unusable", { err: (e as Error).message }),
+            );
+            void prefetcher?.tick();
+          },
+          Math.max(this.config.pollIntervalMs, 1000),
+        ),
+      );
+      child.once("error", (e) => this.deps.logger.error("cannot start daemon", { err: e.message }));
+      child.once("exit", (code, signal) => {
+        settled = true;
+        for (const t of timers) clearInterval(t);
+        void watcher.close();
+        this.child = null;
+        this.status.update({ child_pid: null });
+        const status = code ?? (signal ? (SIGNAL_CODES[signal] ?? 1) : 1);
+        this.deps.logger.info("daemon exited", { code: code ?? "none", signal: signal ?? "none" });
+        if (this.stopping)
+          resolve({ kind: "stopped", code: status === SIGNAL_CODES[this.stopping] ? 0 : status });
+        else if (upgradeDue) resolve({ kind: "upgrade" });
+        else resolve({ kind: "exit", code: status });
+      });
+    });
+  }
+
+  /** DAEMON_SHUTDOWN_GRACE: 0 kills at once; else SIGINT, and SIGKILL when the grace runs out. */
+  private async stopChild(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null) return;
+    if (this.config.shutdownGraceMs === 0) {
+      child.kill("SIGKILL");
+      return;
+    }
+    child.kill("SIGINT");
+    const t = setTimeout(() => {
+      if (child.exitCode === null) {
+        this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
+        child.kill("SIGKILL");
+      }
+    }, this.config.shutdownGraceMs);
+    child.once("exit", () => clearTimeout(t));
+  }
+}

@@ -1,0 +1,49 @@
+import { renameSync, writeFileSync } from "node:fs";
+import type { UpgradePlan } from "./upgrade-info.js";
+
+export interface VisorStatus {
+  running_binary: string | null;
+  current_upgrade: string | null;
+  child_pid: number | null;
+  pending_plan: UpgradePlan | null;
+  prefetch: { plan: string; state: "downloading" | "ready" | "failed"; error?: string } | null;
+  last_upgrade: {
+    plan: string;
+    height: number;
+    result: "ok" | "failed";
+    error?: string;
+    at: string;
+    ms: number;
+  } | null;
+  updated_at: string;
+}
+
+/** Keeps `$DAEMON_HOME/cosmovisor/visor-status.json` current (written whole, then renamed) for `visor status`. */
+export class StatusFile {
+  private status: VisorStatus = {
+    running_binary: null,
+    current_upgrade: null,
+    child_pid: null,
+    pending_plan: null,
+    prefetch: null,
+    last_upgrade: null,
+    updated_at: new Date().toISOString(),
+  };
+
+  constructor(private readonly path: string) {}
+
+  update(patch: Partial<VisorStatus>): void {
+    this.status = { ...this.status, ...patch, updated_at: new Date().toISOString() };
+    const tmp = `${this.path}.tmp`;
+    try {
+      writeFileSync(tmp, `${JSON.stringify(this.status, null, 2)}\n`);
+      renameSync(tmp, this.path);
+    } catch {
+      // Status is advisory; a read-only folder must not stop an upgrade.
+    }
+  }
+
+  get current(): VisorStatus {
+    return this.status;
+  }
+}
