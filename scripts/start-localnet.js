@@ -1,23 +1,60 @@
 #!/usr/bin/env node
-// `npm start`: a local single-validator chain with its data in .localnet/. A second run continues the same chain.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+// `npm start`: a local single-validator chain run by visor, its data in .localnet/. A second run continues
+// the same chain; Ctrl-C stops visor and the node cleanly.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const home = join(root, ".localnet", "chaind");
-const chaind = join(root, "bin", "chaind.js");
+const dir = join(root, ".localnet");
+const { LocalTestnet } = await import(join(root, "dist", "harness", "src", "local-testnet.js"));
 
-if (!existsSync(join(home, "config", "genesis.json"))) {
-  const made = spawnSync(process.execPath, [chaind, "testnet", "--home", home, "--chain-id", "localnet-1"], {
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  if (made.status !== 0) process.exit(made.status ?? 1);
-  console.log(`Created a local chain in ${home} (keys: validator, alice, bob, carol in its keyring-test)`);
+// visor installs this launcher as the genesis binary: the chaind of this checkout.
+const launcher = join(dir, "bin", "chaind");
+if (!existsSync(launcher)) {
+  mkdirSync(dirname(launcher), { recursive: true });
+  writeFileSync(launcher, `#!/bin/sh\nexec "${process.execPath}" "${join(root, "bin", "chaind.js")}" "$@"\n`);
+  chmodSync(launcher, 0o755);
 }
-
-console.log(`Starting chaind with home ${home}; Ctrl-C stops it after the current block.`);
-const child = spawn(process.execPath, [chaind, "start", "--home", home], { stdio: "inherit" });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+const fresh = !existsSync(join(dir, "node", "config", "genesis.json"));
+const net = await LocalTestnet.create({
+  dir,
+  genesisBinary: launcher,
+  chainId: "localnet-1",
+  blockTime: "1s",
+  votingPeriod: "20s",
+  freePorts: false,
+  echo: (line) => process.stdout.write(`${line}\n`),
+});
+console.log(fresh ? `Created a local chain in ${net.home}` : `Continuing the local chain in ${net.home}`);
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log("\nStopping visor and the node...");
+  await net.stop();
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+try {
+  await net.start();
+} catch (e) {
+  console.error(`npm start: ${e instanceof Error ? e.message : String(e)}`);
+  await net.stop();
+  process.exit(1);
+}
+const at = (name) => net.listeners.get(name) ?? "(off)";
+console.log(
+  [
+    "",
+    `  chain id   localnet-1 (keys validator, alice, bob, carol in ${join(net.home, "keyring-test")})`,
+    `  RPC        ${at("rpc")}`,
+    `  REST       ${at("api")}`,
+    `  Swagger    ${at("api")}/swagger/`,
+    `  gRPC       ${at("grpc")}`,
+    `  try        npx chaind query bank balances $(npx chaind keys show alice -a --home ${net.home}) --home ${net.home}`,
+    "  Ctrl-C stops it; npm start again continues the same chain.",
+    "",
+  ].join("\n"),
+);

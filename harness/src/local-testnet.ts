@@ -3,7 +3,17 @@ import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { useFreeListenerPorts } from "./free-listener-ports.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
+/** The checkout: found from here whether this runs from source (tests) or from dist/ (npm start). */
+function repoRoot(): string {
+  let dir = import.meta.dirname;
+  while (!existsSync(join(dir, "bin", "chaind.js"))) {
+    const up = join(dir, "..");
+    if (up === dir) throw new Error("cannot find the repository root (bin/chaind.js) above the harness");
+    dir = up;
+  }
+  return dir;
+}
+const ROOT = repoRoot();
 /** The repository's own CLIs, used to drive the chain (any version's CLI speaks to any version's node). */
 export const CHAIND_CLI = join(ROOT, "bin", "chaind.js");
 export const VISOR_CLI = join(ROOT, "bin", "visor.js");
@@ -21,6 +31,8 @@ export interface LocalTestnetOptions {
   visorEnv?: Record<string, string>;
   /** Where visor's and the node's output goes besides the collected lines (e.g. process.stdout for a demo). */
   echo?: (line: string) => void;
+  /** Listeners on OS-picked loopback ports (default), or on the Cosmos default ports (1317, 9090, 26657). */
+  freePorts?: boolean;
 }
 
 export interface ProposalOptions {
@@ -70,7 +82,7 @@ export class LocalTestnet {
         "--min-deposit",
         "1000stake",
       ]);
-      useFreeListenerPorts(home);
+      if (opts.freePorts !== false) useFreeListenerPorts(home);
       await net.run(VISOR_CLI, ["init", opts.genesisBinary]);
     }
     return net;
