@@ -95,6 +95,8 @@ export class LocalTestnet {
       DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
       DAEMON_RESTART_AFTER_UPGRADE: "true",
       DAEMON_POLL_INTERVAL: "100ms",
+      // A halting node is already on its way out: let it finish instead of killing it.
+      DAEMON_SHUTDOWN_GRACE: "10s",
       COSMOVISOR_COLOR_LOGS: "false",
       ...this.opts.visorEnv,
     };
