@@ -35,7 +35,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     keys = JSON.parse(made.stdout).keys;
     useFreeListenerPorts(home);
     node = new NodeProcess(home);
-    rpc = (await node.waitFor(/rpc listening address=(\S+)/))[1];
+    rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
     await node.waitFor(/committed block .*height=2 /);
   });
   afterAll(async () => {

@@ -36,7 +36,7 @@ describe("genesis gentx and collect-gentxs", () => {
     useFreeListenerPorts(home);
     const node = new NodeProcess(home);
     try {
-      const rpc = (await node.waitFor(/rpc listening address=(\S+)/))[1];
+      const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
       await node.waitFor(/committed block .*height=2 /);
       const balances = JSON.parse(
         (await chaind(["query", "bank", "balances", address, "--home", home, "--node", rpc, "-o", "json"]))

@@ -28,7 +28,7 @@ describe("stock CosmJS against the node", () => {
       },
     });
     node = new NodeProcess(home.home);
-    rpc = (await node.waitFor(/rpc listening address=(\S+)/))[1];
+    rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
     await node.waitFor(/committed block .*height=2/);
   });
   afterAll(async () => {
