@@ -1,12 +1,31 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { parse, stringify } from "smol-toml";
 
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 /**
- * Points every listener of a `chaind testnet` home at 127.0.0.1 with a port the OS picks, so tests running in
- * parallel never fight over the default ports; each server logs the address it got.
+ * Points every listener of a `chaind testnet` home at 127.0.0.1 on ports the OS reports free, so tests running
+ * in parallel never fight over the default ports, and config.toml names the real RPC port (visor reads it).
  */
-export function useFreeListenerPorts(home: string): void {
+export async function useFreeListenerPorts(home: string): Promise<void> {
+  const [rpc, api, grpc, telemetry] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const edit = (file: string, apply: (doc: Record<string, Record<string, unknown>>) => void) => {
     const path = join(home, "config", file);
     const doc = parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
@@ -14,11 +33,11 @@ export function useFreeListenerPorts(home: string): void {
     writeFileSync(path, stringify(doc));
   };
   edit("app.toml", (doc) => {
-    doc.api.address = "tcp://127.0.0.1:0";
-    doc.grpc.address = "127.0.0.1:0";
-    doc.telemetry.address = "127.0.0.1:0";
+    doc.api.address = `tcp://127.0.0.1:${api}`;
+    doc.grpc.address = `127.0.0.1:${grpc}`;
+    doc.telemetry.address = `127.0.0.1:${telemetry}`;
   });
   edit("config.toml", (doc) => {
-    doc.rpc.laddr = "tcp://127.0.0.1:0";
+    doc.rpc.laddr = `tcp://127.0.0.1:${rpc}`;
   });
 }

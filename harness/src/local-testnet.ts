@@ -82,7 +82,7 @@ export class LocalTestnet {
         "--min-deposit",
         "1000stake",
       ]);
-      if (opts.freePorts !== false) useFreeListenerPorts(home);
+      if (opts.freePorts !== false) await useFreeListenerPorts(home);
       await net.run(VISOR_CLI, ["init", opts.genesisBinary]);
     }
     return net;

@@ -23,7 +23,10 @@ export interface VisorConfig {
   timeFormatLogs: string;
   customPreUpgrade: string;
   disableRecase: boolean;
-  /** visor: the node's CometBFT RPC, for heights (batch upgrades) and the scheduled plan (pre-fetch). */
+  /**
+   * visor: the node's CometBFT RPC, for heights (batch upgrades) and the scheduled plan (pre-fetch); by default
+   * the `[rpc] laddr` of the node's config.toml.
+   */
   rpcAddress: string;
   /** visor: fetch the scheduled plan's binary while the node still runs. */
   prefetch: boolean;
@@ -173,7 +176,7 @@ export function loadVisorConfig(
     timeFormatLogs: timeFormat,
     customPreUpgrade: src.COSMOVISOR_CUSTOM_PREUPGRADE ?? "",
     disableRecase: bool(src, KEYS.disableRecase, false),
-    rpcAddress: src.VISOR_RPC_ADDRESS || "http://127.0.0.1:26657",
+    rpcAddress: src.VISOR_RPC_ADDRESS || nodeRpcAddress(home),
     prefetch: bool(src, KEYS.prefetch, true),
     backupKeep: uint(src, KEYS.backupKeep, 3),
     metricsAddress: src.VISOR_METRICS_ADDRESS ?? "",
@@ -182,6 +185,25 @@ export function loadVisorConfig(
       .map((s) => s.trim())
       .filter(Boolean),
   };
+}
+
+/**
+ * The node's own RPC address from `$DAEMON_HOME/config/config.toml` (`[rpc] laddr`), as CometBFT-style homes
+ * have it; CometBFT's default when the file or key is missing or names no fixed port.
+ */
+function nodeRpcAddress(home: string): string {
+  const fallback = "http://127.0.0.1:26657";
+  try {
+    const doc = parse(readFileSync(join(home, "config", "config.toml"), "utf8")) as {
+      rpc?: { laddr?: string };
+    };
+    const m = /^(?:tcp:\/\/)?([^:]*|\[[^\]]+\]):(\d+)$/.exec(doc.rpc?.laddr ?? "");
+    if (!m || m[2] === "0") return fallback;
+    const host = !m[1] || m[1] === "0.0.0.0" ? "127.0.0.1" : m[1];
+    return `http://${host}:${m[2]}`;
+  } catch {
+    return fallback;
+  }
 }
 
 function stripEmpty(env: Source): Source {

@@ -77,7 +77,7 @@ describe("npm run release", () => {
       },
     );
     expect(made.exitCode, made.stderr).toBe(0);
-    useFreeListenerPorts(home);
+    await useFreeListenerPorts(home);
     const start = execa(bin, ["start", "--home", home, "--halt-height", "3"], { reject: false, all: true });
     const done = await start;
     expect(done.exitCode, done.all).toBe(0);

@@ -33,7 +33,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     ]);
     expect(made.exitCode, made.stderr).toBe(0);
     keys = JSON.parse(made.stdout).keys;
-    useFreeListenerPorts(home);
+    await useFreeListenerPorts(home);
     node = new NodeProcess(home);
     rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
     await node.waitFor(/committed block .*height=2 /);
@@ -264,7 +264,7 @@ describe("chaind pre-upgrade", () => {
     const home = join(dir, "home");
     try {
       expect((await chaind(["testnet", "--home", home, "--keys", "0"])).exitCode).toBe(0);
-      useFreeListenerPorts(home);
+      await useFreeListenerPorts(home);
       const ok = await chaind(["pre-upgrade", "--home", home]);
       expect(ok.exitCode, ok.stderr).toBe(0);
       const running = new NodeProcess(home);

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { QueryValidatorsResponseSchema } from "../../../node/src/gen/sdk/staking/v1beta1/query_pb.js";
 import { BondStatus } from "../../../node/src/gen/sdk/staking/v1beta1/staking_pb.js";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("genesis gentx and collect-gentxs", () => {
@@ -33,7 +33,7 @@ describe("genesis gentx and collect-gentxs", () => {
     await run("genesis", "collect-gentxs");
     await run("genesis", "validate");
 
-    useFreeListenerPorts(home);
+    await useFreeListenerPorts(home);
     const node = new NodeProcess(home);
     try {
       const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];

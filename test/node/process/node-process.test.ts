@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { BlockStore } from "../../../node/src/consensus/block-store.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import { StateStore } from "../../../node/src/store/state-store.js";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind as a process", () => {
@@ -15,7 +15,7 @@ describe("chaind as a process", () => {
     home = join(mkdtempSync(join(tmpdir(), "chaind-proc-")), "home");
     const r = await chaind(["testnet", "--home", home, "--block-time", "100ms", "--keys", "1"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    useFreeListenerPorts(home);
+    await useFreeListenerPorts(home);
   });
 
   afterEach(() => rmSync(join(home, ".."), { recursive: true, force: true }));

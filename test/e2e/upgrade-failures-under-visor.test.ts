@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LocalTestnet, VISOR_CLI } from "../../harness/src/local-testnet.js";
+import { ReleaseServer } from "../../harness/src/release-server.js";
+import { type FixtureRelease, fixtureRelease } from "./releases.js";
+
+describe("upgrades under visor when things go wrong, and ahead of time", () => {
+  let dir: string;
+  let server: ReleaseServer;
+  const rel: Partial<Record<"v1" | "v2" | "v3", FixtureRelease>> = {};
+  const nets: LocalTestnet[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "e2e-failures-"));
+    server = await ReleaseServer.start({ dir: join(dir, "releases") });
+    for (const v of ["v1", "v2", "v3"] as const)
+      rel[v] = await fixtureRelease(join(dir, "releases"), server.url, v);
+    return async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }, 120_000);
+  afterEach(async () => {
+    for (const n of nets.splice(0)) await n.stop();
+  });
+
+  async function testnet(name: string, visorEnv: Record<string, string> = {}) {
+    const net = await LocalTestnet.create({
+      dir: join(dir, name),
+      genesisBinary: rel.v1!.binary,
+      blockTime: "200ms",
+      votingPeriod: "6s",
+      visorEnv: { UNSAFE_SKIP_BACKUP: "true", ...visorEnv },
+    });
+    nets.push(net);
+    await net.start();
+    return net;
+  }
+
+  it("refuses a wrong checksum and leaves v1 and the data; an operator binary added while halted then upgrades", async () => {
+    const net = await testnet("wrong-checksum", { VISOR_PREFETCH: "false" });
+    const height = (await net.height()) + 55;
+    const wrong = rel.v2!.planInfo.replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
+    await net.proposeUpgrade({ name: "v2", height, info: wrong });
+    expect(await net.exited(90_000)).toBe(1);
+    expect(net.lines.join("\n")).toMatch(
+      /Error: checksum mismatch for http:\/\/127\.0\.0\.1:\d+\/chaind-2\.0\.0/,
+    );
+    const cosmovisor = join(net.home, "cosmovisor");
+    expect(readdirSync(join(cosmovisor, "upgrades"))).toEqual([]);
+    expect(existsSync(join(net.home, "data", "upgrade-info.json"))).toBe(true);
+
+    // The operator installs a verified binary by hand; visor, started again while the node is halted, applies it
+    // before launching anything.
+    const added = await execa("node", [VISOR_CLI, "add-upgrade", "v2", rel.v2!.binary], {
+      env: net.visorEnv,
+      reject: false,
+    });
+    expect(added.exitCode, added.stderr).toBe(0);
+    net.mark();
+    await net.start();
+    await net.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 60_000, true);
+    await net.waitForHeight(height + 1);
+    const applied = await net.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v2");
+    expect(applied.body.height).toBe(String(height));
+  }, 240_000);
+
+  it("pre-fetches the scheduled binary before the halt, and a cancelled plan leaves nothing behind", async () => {
+    const net = await testnet("prefetch");
+    const archive = rel.v2!.archive.split("/").pop()!;
+    const cancelHeight = (await net.height()) + 200;
+    await net.proposeUpgrade({ name: "v3", height: cancelHeight, info: rel.v3!.planInfo });
+    await net.waitForLine(/pre-fetched and verified .*plan=v3/, 30_000, true);
+    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3", "bin", "chaind"))).toBe(true);
+    await net.proposeCancel();
+    expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({
+      plan: null,
+    });
+    await net.waitForLine(/removed the pre-fetched binary of a plan no longer scheduled/, 30_000, true);
+    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3"))).toBe(false);
+
+    const fetchedBefore = server.requests.get(archive) ?? 0;
+    const height = (await net.height()) + 55;
+    await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
+    await net.waitForLine(/pre-fetched and verified .*plan=v2/, 30_000, true);
+    net.mark();
+    await net.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 90_000);
+    const afterHalt = net.lines.slice(net.lines.findIndex((l) => l.includes('UPGRADE "v2" NEEDED')));
+    expect(afterHalt.some((l) => l.includes("downloading upgrade binary"))).toBe(false);
+    expect(server.requests.get(archive)).toBe(fetchedBefore + 1);
+    await net.waitForHeight(height + 1);
+  }, 240_000);
+});
