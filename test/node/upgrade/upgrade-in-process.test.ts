@@ -258,3 +258,96 @@ describe("upgrade lifecycle in process", () => {
     expect(none.plan).toBeUndefined();
   }, 30_000);
 });
+
+describe("rescheduling and cancelling through overlapping proposals", () => {
+  it("a new plan moves the height; a cancel submitted while the upgrade is still voting removes it", async () => {
+    const h = makeTestHome({
+      accounts: [{ account: alice, coins: "10000000000stake" }],
+      validator: { account: alice, stake: 1_000_000n },
+      govPeriodMs: 1000,
+    });
+    const node = await ChainNode.open(
+      { home: h.home, definition: TEST_DEFINITION },
+      { logger: silentLogger },
+    );
+    try {
+      await node.producer.produce();
+      const signer = new TxSigner(alice, 0n, h.chainId);
+      const first = node.store.latestHeight + 8;
+      await passProposal(node, signer, [
+        anyOf(MsgSoftwareUpgradeSchema, {
+          authority: GOV_ADDRESS,
+          plan: { name: "v2", height: BigInt(first) },
+        }),
+      ]);
+      const later = node.store.latestHeight + 40;
+      await passProposal(node, signer, [
+        anyOf(MsgSoftwareUpgradeSchema, {
+          authority: GOV_ADDRESS,
+          plan: { name: "v2", height: BigInt(later) },
+        }),
+      ]);
+      const plan = await queryApp(
+        node,
+        "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+        QueryCurrentPlanRequestSchema,
+        {},
+        QueryCurrentPlanResponseSchema,
+      );
+      expect(plan.plan?.height).toBe(BigInt(later));
+      // Past the first height: no halt, the plan was delayed.
+      while (node.store.latestHeight < first + 1) await node.producer.produce();
+
+      // Rule 4: the upgrade proposal is still voting when the cancel proposal is submitted; the cancel's voting
+      // period ends later, so the cancel wins.
+      const submit = async (msg: ReturnType<typeof anyOf>) => {
+        const res = await node.mempool.add(
+          await signer.sign([
+            anyOf(MsgSubmitProposalSchema, {
+              messages: [msg],
+              initialDeposit: [{ denom: "stake", amount: "1000" }],
+              proposer: alice.address,
+              title: "t",
+              summary: "s",
+            }),
+          ]),
+        );
+        expect(res.code, res.log).toBe(0);
+        const b = await node.producer.produce();
+        const e = b.txResults[0].events.find((x) => x.type === "submit_proposal")!;
+        const id = BigInt(e.attributes.find((a) => a.key === "proposal_id")!.value);
+        await node.mempool.add(
+          await signer.sign([
+            anyOf(MsgVoteSchema, { proposalId: id, voter: alice.address, option: VoteOption.YES }),
+          ]),
+        );
+        await node.producer.produce();
+        return id;
+      };
+      const third = node.store.latestHeight + 60;
+      await submit(
+        anyOf(MsgSoftwareUpgradeSchema, {
+          authority: GOV_ADDRESS,
+          plan: { name: "v3", height: BigInt(third) },
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await submit(anyOf(MsgCancelUpgradeSchema, { authority: GOV_ADDRESS }));
+      await new Promise((r) => setTimeout(r, 1300));
+      await node.producer.produce();
+      await new Promise((r) => setTimeout(r, 400));
+      await node.producer.produce();
+      const none = await queryApp(
+        node,
+        "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+        QueryCurrentPlanRequestSchema,
+        {},
+        QueryCurrentPlanResponseSchema,
+      );
+      expect(none.plan).toBeUndefined();
+    } finally {
+      await node.close();
+      h.cleanup();
+    }
+  }, 30_000);
+});
