@@ -82,7 +82,13 @@ export class VisorProcess {
           reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-10).join("\n")}`)),
         timeoutMs,
       );
-      this.waiters.push({ re, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      this.waiters.push({
+        re,
+        resolve: (m) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      });
     });
   }
 

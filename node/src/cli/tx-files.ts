@@ -11,14 +11,7 @@ import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
 import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
 import { SignMode } from "../gen/sdk/tx/signing/v1beta1/signing_pb.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
-import {
-  AuthInfoSchema,
-  SignerInfoSchema,
-  type Tx,
-  TxBodySchema,
-  TxRawSchema,
-  TxSchema,
-} from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
-import { makeTestHome, TEST_DEFINITION } from "../helpers/test-home.js";
+import { makeTestHome } from "../helpers/test-home.js";
 
 describe("halt-height and halt-time from app.toml", () => {
   const cleanups: (() => Promise<void> | void)[] = [];

@@ -1,17 +1,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
-import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { defineApp } from "../../../node/src/chain/app-definition.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { moduleAddress } from "../../../node/src/crypto/address.js";
 import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
 import { ProposalStatus, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
-import {
-  QueryProposalRequestSchema,
-  QueryProposalResponseSchema,
-} from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
 import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
 import {
   QueryAppliedPlanRequestSchema,
