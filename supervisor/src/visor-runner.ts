@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { watch } from "chokidar";
 import type { Logger } from "../../node/src/logging/logger.js";
 import { feedBatch } from "./batch-feed.js";
@@ -139,6 +139,8 @@ export class VisorRunner {
       let settled = false;
       let upgradeDue = false;
       const timers: NodeJS.Timeout[] = [];
+      // The data folder may not exist before the daemon's first start; events need it to.
+      mkdirSync(this.layout.dataDir, { recursive: true });
       const watcher = watch(this.layout.dataDir, { depth: 0, ignoreInitial: true, awaitWriteFinish: false });
       const prefetcher = this.config.prefetch
         ? new Prefetcher({
@@ -159,18 +161,18 @@ export class VisorRunner {
       watcher.on("all", (_event, path) => {
         if (path.endsWith("upgrade-info.json")) check();
       });
-      timers.push(setInterval(check, this.config.pollIntervalMs));
       timers.push(
-        setInterval(
-          () => {
+        setInterval(() => {
+          check();
+          // Batch upgrades are due at a height: asked as often as the file is polled, so they are not late.
+          if (existsSync(this.layout.batchFile))
             void feedBatch(this.layout, this.api, this.deps).catch((e) =>
               this.deps.logger.warn("batch upgrade file unusable", { err: (e as Error).message }),
             );
-            void prefetcher?.tick();
-          },
-          Math.max(this.config.pollIntervalMs, 1000),
-        ),
+        }, this.config.pollIntervalMs),
       );
+      if (prefetcher)
+        timers.push(setInterval(() => void prefetcher.tick(), Math.max(this.config.pollIntervalMs, 1000)));
       child.once("error", (e) => this.deps.logger.error("cannot start daemon", { err: e.message }));
       child.once("exit", (code, signal) => {
         settled = true;

@@ -1,0 +1,155 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ReleaseServer } from "../../harness/src/release-server.js";
+import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
+
+/** A stand-in for a node's CometBFT RPC: `status` from the fake daemon's height file, and a CurrentPlan. */
+async function fakeNodeRpc(home: string, plan: () => { name: string; height: number; info: string } | null) {
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const { method, id } = JSON.parse(body);
+      const heightFile = join(home, "data", "height");
+      const height = existsSync(heightFile) ? readFileSync(heightFile, "utf8") : "0";
+      const p = plan();
+      const value = Buffer.from(
+        toBinary(
+          QueryCurrentPlanResponseSchema,
+          create(QueryCurrentPlanResponseSchema, p ? { plan: { ...p, height: BigInt(p.height) } } : {}),
+        ),
+      ).toString("base64");
+      const result =
+        method === "status"
+          ? { sync_info: { latest_block_height: height } }
+          : { response: { code: 0, log: "", value } };
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, signatures, status", () => {
+  let h: ReturnType<typeof visorHome>;
+  let files: string;
+  let releases: ReleaseServer;
+  let rpc: Awaited<ReturnType<typeof fakeNodeRpc>>;
+  let plan: { name: string; height: number; info: string } | null = null;
+
+  beforeEach(async () => {
+    h = visorHome();
+    files = join(h.root, "served");
+    mkdirSync(files);
+    releases = await ReleaseServer.start({ dir: files });
+    rpc = await fakeNodeRpc(h.home, () => plan);
+    h.env.VISOR_RPC_ADDRESS = rpc.url;
+    expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
+    copyFileSync(fakeBinary(h.root, "v2"), join(files, "fake-v2"));
+    plan = null;
+  });
+  afterEach(async () => {
+    rpc.server.close();
+    await releases.close();
+    h.cleanup();
+  });
+
+  const v2Url = () => `${releases.fileUrl("fake-v2")}?checksum=sha256:${sha256File(join(files, "fake-v2"))}`;
+
+  it("detects upgrade-info.json by file event even when polling is an hour apart", async () => {
+    const v2 = fakeBinary(h.root, "v2");
+    await h.visor(["add-upgrade", "v2", v2]);
+    const v = h.start(["start"], { DAEMON_POLL_INTERVAL: "1h", UNSAFE_SKIP_BACKUP: "true" });
+    await v.waitFor(/v1 height 2/);
+    writeFileSync(
+      join(h.home, "data", "upgrade-info.json"),
+      JSON.stringify({ name: "v2", height: 3, info: "" }),
+    );
+    await v.waitFor(/v2 running/, 10_000);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("feeds batch upgrades one by one as the node's height reaches them", async () => {
+    const v2 = fakeBinary(h.root, "v2");
+    const v3 = fakeBinary(h.root, "v3");
+    const added = await h.visor(["add-batch-upgrade", "--upgrade-list", `v2:${v2}:6,v3:${v3}:12`]);
+    expect(added.exitCode, added.all).toBe(0);
+    expect(
+      JSON.parse(readFileSync(join(h.home, "data", "upgrade-info.json.batch"), "utf8")).map(
+        (p: { name: string }) => p.name,
+      ),
+    ).toEqual(["v2", "v3"]);
+    const v = h.start(["start"], { UNSAFE_SKIP_BACKUP: "true", FAKE_BLOCK_MS: "200" });
+    await v.waitFor(/v2 running/, 15_000);
+    await v.waitFor(/v3 running/, 15_000);
+    expect(existsSync(join(h.home, "data", "upgrade-info.json.batch"))).toBe(false);
+    v.proc.kill("SIGTERM");
+    await v.exit();
+    const heightAtV2 = Number(v.output.match(/v2 running from height (\d+)/)![1]);
+    expect(heightAtV2).toBeGreaterThanOrEqual(5);
+    expect(heightAtV2).toBeLessThan(12);
+  });
+
+  it("prepare-upgrade downloads the scheduled plan's binary now, and says so when there is none", async () => {
+    const none = await h.visor(["prepare-upgrade"]);
+    expect(none.stdout.trim()).toBe("No active upgrade plan found");
+    plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    const ready = await h.visor(["prepare-upgrade"]);
+    expect(ready.exitCode, ready.all).toBe(0);
+    expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2", "bin", "fake"))).toBe(true);
+  });
+
+  it("pre-fetches while the daemon runs, so the halt downloads nothing; status shows it", async () => {
+    plan = { name: "v2", height: 8, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    const v = h.start(["start"], {
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_HALTS: "v1:8:v2",
+      FAKE_INFO: plan.info,
+      FAKE_BLOCK_MS: "200",
+    });
+    await v.waitFor(/pre-fetched and verified/, 15_000);
+    const status = JSON.parse((await h.visor(["status"])).stdout);
+    expect(status.prefetch).toMatchObject({ plan: "v2", state: "ready" });
+    await v.waitFor(/v2 running/, 15_000);
+    expect(releases.requests.get("fake-v2")).toBe(1);
+    v.proc.kill("SIGTERM");
+    await v.exit();
+    const after = JSON.parse((await h.visor(["status"])).stdout);
+    expect(after.last_upgrade).toMatchObject({ plan: "v2", result: "ok" });
+    expect(after.current).toMatch(/upgrades\/v2$/);
+  });
+
+  it("with VISOR_TRUSTED_KEYS, accepts only artifacts signed by a trusted key", async () => {
+    const good = ed25519.utils.randomSecretKey();
+    const other = ed25519.utils.randomSecretKey();
+    const digest = Buffer.from(sha256File(join(files, "fake-v2")), "hex");
+    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(digest, other)).toString("base64"));
+    const info = JSON.stringify({ binaries: { any: v2Url() } });
+    const env = {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_HALTS: "v1:4:v2",
+      FAKE_INFO: info,
+      VISOR_TRUSTED_KEYS: Buffer.from(ed25519.getPublicKey(good)).toString("hex"),
+    };
+    const refused = h.start(["start"], env);
+    expect(await refused.exit()).toBe(1);
+    expect(refused.output).toMatch(/Error: no trusted key signed http:\/\/127\.0\.0\.1:\d+\/fake-v2/);
+    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(digest, good)).toString("base64"));
+    const accepted = h.start(["start"], env);
+    await accepted.waitFor(/v2 running/);
+    accepted.proc.kill("SIGTERM");
+    await accepted.exit();
+  });
+});
