@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { useFreeListenerPorts } from "./free-listener-ports.js";
+import { LineCollector } from "./line-collector.js";
 
 /** The checkout: found from here whether this runs from source (tests) or from dist/ (npm start). */
 function repoRoot(): string {
@@ -47,9 +48,9 @@ export interface ProposalOptions {
  * stop everything without leftovers.
  */
 export class LocalTestnet {
-  readonly lines: string[] = [];
   private visor: ResultPromise | null = null;
-  private waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  private out: LineCollector | null = null;
+  private readonly collected: string[] = [];
   private seen = 0;
   /** Listener name (rpc, api, grpc, telemetry) -> address, from the node's start-up lines. */
   readonly listeners = new Map<string, string>();
@@ -119,15 +120,22 @@ export class LocalTestnet {
       buffer: false,
     });
     this.visor = proc;
-    proc.all!.setEncoding("utf8");
-    let rest = "";
-    proc.all!.on("data", (chunk: string) => {
-      rest += chunk;
-      const parts = rest.split("\n");
-      rest = parts.pop() ?? "";
-      for (const line of parts) this.push(line);
+    // One collector per run of visor; lines of earlier runs stay readable in `lines`.
+    const out = new LineCollector(proc.all!, (line) => {
+      this.collected.push(line);
+      this.opts.echo?.(line);
+      const listener = line.match(/\b(\w+) listening address=(\S+)/);
+      if (listener) this.listeners.set(listener[1], listener[2]);
     });
-    await this.waitForLine(/\bapi listening address=/, 60_000, true);
+    const from = this.collected.length;
+    for (const line of this.collected) out.lines.push(line);
+    this.out = out;
+    await out.waitFor(/\bapi listening address=/, 60_000, from);
+  }
+
+  /** Every line visor and the node printed, across restarts. */
+  get lines(): string[] {
+    return this.collected;
   }
 
   get rpcUrl(): string {
@@ -138,39 +146,10 @@ export class LocalTestnet {
     return this.listeners.get("api") ?? "";
   }
 
-  private push(line: string): void {
-    this.lines.push(line);
-    this.opts.echo?.(line);
-    const listener = line.match(/\b(\w+) listening address=(\S+)/);
-    if (listener) this.listeners.set(listener[1], listener[2]);
-    for (const w of [...this.waiters]) {
-      const m = line.match(w.re);
-      if (m) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  }
-
-  /** The next line (from now on, or already seen when `fromStart`) matching `re`. */
+  /** The next line (from the last `mark()` on, or from the start when `fromStart`) matching `re`. */
   waitForLine(re: RegExp, timeoutMs = 30_000, fromStart = false): Promise<RegExpMatchArray> {
-    for (const line of this.lines.slice(fromStart ? 0 : this.seen)) {
-      const m = line.match(re);
-      if (m) return Promise.resolve(m);
-    }
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w.re !== re);
-        reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-8).join("\n")}`));
-      }, timeoutMs);
-      this.waiters.push({
-        re,
-        resolve: (m) => {
-          clearTimeout(t);
-          resolve(m);
-        },
-      });
-    });
+    if (!this.out) return Promise.reject(new Error("testnet not started"));
+    return this.out.waitFor(re, timeoutMs, fromStart ? 0 : this.seen);
   }
 
   /** Forgets lines seen so far, so waitForLine looks only at what comes next. */

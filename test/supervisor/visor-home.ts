@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { LineCollector } from "../../harness/src/line-collector.js";
 
 export const VISOR = join(import.meta.dirname, "../../bin/visor.js");
 const FAKE = join(import.meta.dirname, "../../fixtures/daemons/fake-daemon.cjs");
@@ -46,50 +47,20 @@ export function visorHome() {
 
 /** `visor run ...` in the background, its output collected line by line. */
 export class VisorProcess {
-  readonly lines: string[] = [];
   readonly proc: ResultPromise;
-  private waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  private readonly out: LineCollector;
 
   constructor(args: string[], env: Record<string, string>) {
     this.proc = execa("node", [VISOR, "run", ...args], { env, reject: false, all: true, buffer: false });
-    this.proc.all!.setEncoding("utf8");
-    let rest = "";
-    this.proc.all!.on("data", (chunk: string) => {
-      rest += chunk;
-      const parts = rest.split("\n");
-      rest = parts.pop() ?? "";
-      for (const line of parts) {
-        this.lines.push(line);
-        for (const w of [...this.waiters]) {
-          const m = line.match(w.re);
-          if (m) {
-            this.waiters.splice(this.waiters.indexOf(w), 1);
-            w.resolve(m);
-          }
-        }
-      }
-    });
+    this.out = new LineCollector(this.proc.all!);
+  }
+
+  get lines(): string[] {
+    return this.out.lines;
   }
 
   waitFor(re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-    for (const line of this.lines) {
-      const m = line.match(re);
-      if (m) return Promise.resolve(m);
-    }
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(
-        () =>
-          reject(new Error(`timed out waiting for ${re}; last lines:\n${this.lines.slice(-10).join("\n")}`)),
-        timeoutMs,
-      );
-      this.waiters.push({
-        re,
-        resolve: (m) => {
-          clearTimeout(t);
-          resolve(m);
-        },
-      });
-    });
+    return this.out.waitFor(re, timeoutMs);
   }
 
   async exit(timeoutMs = 20_000): Promise<number> {
