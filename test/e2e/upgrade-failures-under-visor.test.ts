@@ -93,4 +93,31 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     expect(server.requests.get(archive)).toBe(fetchedBefore + 1);
     await net.waitForHeight(height + 1);
   }, 240_000);
+
+  it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async () => {
+    const net = await testnet("reschedule", { VISOR_PREFETCH: "false" });
+    // Far enough ahead for two proposals (about 8 s each at 200 ms blocks) to pass before it.
+    const first = (await net.height()) + 130;
+    await net.proposeUpgrade({ name: "v2", height: first, info: rel.v2!.planInfo });
+    const second = first + 40;
+    await net.proposeUpgrade({ name: "v2", height: second, info: rel.v2!.planInfo });
+    const plan = await net.rest<{ plan: { height: string } }>("/sdk/upgrade/v1beta1/current_plan");
+    expect(plan.body.plan.height).toBe(String(second));
+    await net.waitForHeight(first + 2);
+    expect(net.lines.some((l) => l.includes("NEEDED"))).toBe(false);
+
+    // The operator skips the rescheduled height: the node drops the plan there and goes on under v1.
+    await net.stop();
+    net.mark();
+    await net.start(["--unsafe-skip-upgrades", String(second)]);
+    await net.waitForLine(new RegExp(`UPGRADE "v2" SKIPPED at ${second}`), 60_000);
+    await net.waitForHeight(second + 2);
+    expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({
+      plan: null,
+    });
+    expect((await net.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v2")).body.height).toBe(
+      "0",
+    );
+    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v2"))).toBe(false);
+  }, 240_000);
 });
