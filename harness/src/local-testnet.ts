@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { nodeRpcAddress } from "../../supervisor/src/visor-config.js";
 import { useFreeListenerPorts } from "./free-listener-ports.js";
 import { LineCollector } from "./line-collector.js";
 
@@ -138,8 +139,9 @@ export class LocalTestnet {
     return this.collected;
   }
 
+  /** The node's RPC: as it announced it, or (a testnet started by another process) from its config.toml. */
   get rpcUrl(): string {
-    return this.listeners.get("rpc") ?? "";
+    return this.listeners.get("rpc") ?? nodeRpcAddress(this.home);
   }
 
   get restUrl(): string {

@@ -191,7 +191,7 @@ export function loadVisorConfig(
  * The node's own RPC address from `$DAEMON_HOME/config/config.toml` (`[rpc] laddr`), as CometBFT-style homes
  * have it; CometBFT's default when the file or key is missing or names no fixed port.
  */
-function nodeRpcAddress(home: string): string {
+export function nodeRpcAddress(home: string): string {
   const fallback = "http://127.0.0.1:26657";
   try {
     const doc = parse(readFileSync(join(home, "config", "config.toml"), "utf8")) as {
