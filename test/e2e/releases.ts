@@ -1,9 +1,22 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { x as extractTar } from "tar";
 // @ts-expect-error: plain JS build script without type declarations
-import { buildRelease } from "../../scripts/release.js";
+import { buildRelease, goPlatform } from "../../scripts/release.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
 
 export interface FixtureRelease {
   version: string;
@@ -15,9 +28,26 @@ export interface FixtureRelease {
   binary: string;
 }
 
+/** Changes whenever anything a release is built from changes: the cache key of one test run's builds. */
+function sourceKey(): string {
+  const h = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else h.update(`${p}:${st.size}:${st.mtimeMs}\n`);
+    }
+  };
+  for (const d of ["node/src", "fixtures/testchain"]) walk(join(ROOT, d));
+  for (const f of ["scripts/release.js", "package-lock.json"])
+    h.update(`${f}:${statSync(join(ROOT, f)).mtimeMs}\n`);
+  return h.digest("hex").slice(0, 16);
+}
+
 /**
- * Builds fixtures/testchain/<v> with `npm run release`'s code into `out`, URLs under `baseUrl`; each version is
- * built once per test file.
+ * fixtures/testchain/<v> built with `npm run release`'s code, once per source state (every test file of a run
+ * shares the build through a cache folder), copied into `out` for a release server at `baseUrl`.
  */
 export async function fixtureRelease(
   out: string,
@@ -25,15 +55,27 @@ export async function fixtureRelease(
   v: "v1" | "v2" | "v3",
 ): Promise<FixtureRelease> {
   const version = `${v.slice(1)}.0.0`;
-  const r = await buildRelease({ app: `fixtures/testchain/${v}`, version, out, baseUrl });
-  const unpacked = join(mkdtempSync(join(tmpdir(), `release-${v}-`)));
-  mkdirSync(unpacked, { recursive: true });
-  await extractTar({ file: r.archive, cwd: unpacked });
-  return {
-    version,
-    archive: r.archive,
-    sha256: r.sha256,
-    planInfo: r.planInfo,
-    binary: join(unpacked, "bin", "chaind"),
-  };
+  const cache = join(tmpdir(), `chaind-e2e-releases-${sourceKey()}`, v);
+  if (!existsSync(cache)) {
+    // Built aside and renamed into place, so a parallel test file never sees half a cache entry.
+    const staging = mkdtempSync(join(tmpdir(), `chaind-e2e-build-${v}-`));
+    await buildRelease({ app: `fixtures/testchain/${v}`, version, out: staging, baseUrl: "http://unused" });
+    mkdirSync(join(cache, ".."), { recursive: true });
+    try {
+      renameSync(staging, cache);
+    } catch {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  const file = readdirSync(cache).find((f) => f.endsWith(".tar.gz"))!;
+  mkdirSync(out, { recursive: true });
+  const archive = join(out, file);
+  copyFileSync(join(cache, file), archive);
+  const sha256 = createHash("sha256").update(readFileSync(archive)).digest("hex");
+  const planInfo = JSON.stringify({
+    binaries: { [goPlatform()]: `${baseUrl}/${basename(archive)}?checksum=sha256:${sha256}` },
+  });
+  const unpacked = mkdtempSync(join(tmpdir(), `release-${v}-`));
+  await extractTar({ file: archive, cwd: unpacked });
+  return { version, archive, sha256, planInfo, binary: join(unpacked, "bin", "chaind") };
 }

@@ -16,16 +16,17 @@ export const PROTO_JSON_WRITE: Partial<JsonWriteOptions> = {
 
 /**
  * Parses protojson (a tx file, a gentx, a proposal) into a message whose Any type URLs are Cosmos-style
- * `/sdk.…` (protojson would give `type.googleapis.com/…`, which changes the signed bytes). `cosmos.` names
- * are accepted.
+ * `/name` (protojson would give `type.googleapis.com/…`, which changes the signed bytes), in the namespace the
+ * JSON used: a file written by Cosmos tooling with `/cosmos.…` URLs keeps them, so its signatures still hold.
  */
 export function fromProtoJson<D extends DescMessage>(
   schema: D,
   json: JsonValue,
   types: TypeRegistry,
 ): MessageShape<D> {
+  const ns = JSON.stringify(json).includes('"@type":"/cosmos.') ? "cosmos" : "sdk";
   const msg = fromJson(schema, cosmosToSdk(json) as JsonValue, { registry: types.registry });
-  rewriteAnyTypeUrls(schema, msg, "sdk", types);
+  rewriteAnyTypeUrls(schema, msg, ns, types);
   return msg;
 }
 
