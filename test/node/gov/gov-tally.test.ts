@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
@@ -51,6 +53,11 @@ describe("gov v1 and staking", () => {
       govPeriodMs: 1000,
     });
     cleanups.push(h.cleanup);
+    // Unbonding in a second, so the payout can be watched.
+    const genesisPath = join(h.home, "config", "genesis.json");
+    const genesis = JSON.parse(readFileSync(genesisPath, "utf8"));
+    genesis.app_state.staking.params.unbonding_time = "1s";
+    writeFileSync(genesisPath, JSON.stringify(genesis));
     const node = await ChainNode.open(
       { home: h.home, definition: TEST_DEFINITION },
       { logger: silentLogger },
@@ -255,8 +262,9 @@ describe("gov v1 and staking", () => {
     ).rejects.toThrow("proposal id can not be 0");
   }, 20_000);
 
-  it("undelegating takes the delegator's voting power away at once", async () => {
+  it("undelegating takes the delegator's voting power away at once, and pays out after the unbonding time", async () => {
     const { node, signers } = await chain();
+    const held = BigInt(await balance(node, alice.address));
     const r = await deliver(node, signers.alice, [
       anyOf(MsgUndelegateSchema, {
         delegatorAddress: alice.address,
@@ -274,5 +282,7 @@ describe("gov v1 and staking", () => {
     ]);
     await endVoting(node);
     expect((await proposal(node, id)).finalTallyResult).toMatchObject({ yesCount: "600", noCount: "0" });
+    // Two fees paid since (undelegate, vote), and the 400 back after the second-long unbonding.
+    expect(BigInt(await balance(node, alice.address))).toBe(held - 2n * 2000n + 400n);
   }, 20_000);
 });
