@@ -1,9 +1,10 @@
-import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
 import { Coins } from "../app/coins.js";
 import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
-import { PROTO_JSON_WRITE } from "../app/proto-json.js";
+import { toProtoJson } from "../app/proto-json.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { encodeAuthInfo, encodeBody, signTxDirect, type UnsignedTxParts } from "../client/direct-signing.js";
 import { KeyringError } from "../client/keyring/keyring-error.js";
@@ -114,10 +115,9 @@ export async function runTx(
       authInfo: fromBinary(AuthInfoSchema, encodeAuthInfo(parts, [])),
       signatures: [],
     });
-    printJson(
-      { output: "json", home: args.home },
-      toJson(TxSchema, tx, { ...PROTO_JSON_WRITE, registry: types.registry }),
-    );
+    // Type URLs in the cosmos namespace, so Cosmos tooling can read, sign and broadcast the file too.
+    rewriteAnyTypeUrls(TxSchema, tx, "cosmos", types);
+    printJson({ output: "json", home: args.home }, toProtoJson(TxSchema, tx, types));
     return;
   }
 

@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { create, fromBinary, type JsonValue, toBinary, toJson } from "@bufbuild/protobuf";
+import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Argv, CommandModule } from "yargs";
-import { fromProtoJson, PROTO_JSON_WRITE } from "../app/proto-json.js";
+import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
+import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { directSignBytes, secp256k1PubKeyAny } from "../client/direct-signing.js";
 import { KeyringError } from "../client/keyring/keyring-error.js";
@@ -42,8 +43,7 @@ function rawBytes(tx: Tx): Uint8Array {
   );
 }
 
-const txJson = (tx: Tx, types: TypeRegistry) =>
-  toJson(TxSchema, tx, { ...PROTO_JSON_WRITE, registry: types.registry });
+const txJson = (tx: Tx, types: TypeRegistry) => toProtoJson(TxSchema, tx, types);
 
 async function call<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -135,6 +135,8 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
           sequence,
         },
       ];
+      // Signed in the namespace of the file, so the file's own type URLs are what the signature covers.
+      rewriteAnyTypeUrls(AuthInfoSchema, authInfo, anyNamespace(TxSchema, tx, types), types);
       tx.authInfo = authInfo;
       const bodyBytes = toBinary(TxBodySchema, tx.body ?? create(TxBodySchema));
       const authInfoBytes = toBinary(AuthInfoSchema, authInfo);

@@ -87,7 +87,9 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     );
     expect(gen.exitCode, gen.stderr).toBe(0);
     const doc = JSON.parse(gen.stdout);
-    expect(doc.body.messages[0]["@type"]).toBe("/sdk.bank.v1beta1.MsgSend");
+    // The Cosmos shape, with cosmos.* type URLs, so Cosmos tooling can sign and broadcast it too.
+    expect(doc.body.messages[0]["@type"]).toBe("/cosmos.bank.v1beta1.MsgSend");
+    expect(doc.auth_info.tip).toBeNull();
     expect(doc.auth_info.fee).toMatchObject({
       amount: [{ denom: "stake", amount: "3000" }],
       gas_limit: "200000",
