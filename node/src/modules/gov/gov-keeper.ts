@@ -17,6 +17,7 @@ import {
   type Vote,
   VoteSchema,
 } from "../../gen/sdk/gov/v1/gov_pb.js";
+import { readUint64, uint64Bytes } from "../../store/uint64-bytes.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 
 export const GOV_STORE = "gov";
@@ -73,11 +74,6 @@ export function defaultGovParams(): Params {
   });
 }
 
-const u64 = (n: bigint) => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n);
-  return b;
-};
 const join = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -87,7 +83,6 @@ const join = (...parts: Uint8Array[]) => {
   }
   return out;
 };
-const readU64 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0);
 
 /** Proposals, deposits, votes, params and the two queues EndBlock works through. */
 export class GovKeeper {
@@ -107,17 +102,17 @@ export class GovKeeper {
 
   async nextProposalId(ctx: Context): Promise<bigint> {
     const v = await ctx.kv(GOV_STORE).get(Uint8Array.of(GovKeys.nextId));
-    const id = v ? readU64(v, 0) : 1n;
-    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), u64(id + 1n));
+    const id = v ? readUint64(v, 0) : 1n;
+    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), uint64Bytes(id + 1n));
     return id;
   }
 
   setNextProposalId(ctx: Context, id: bigint): void {
-    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), u64(id));
+    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), uint64Bytes(id));
   }
 
   async getProposal(ctx: Context, id: bigint): Promise<Proposal | undefined> {
-    const v = await ctx.kv(GOV_STORE).get(join(Uint8Array.of(GovKeys.proposal), u64(id)));
+    const v = await ctx.kv(GOV_STORE).get(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(id)));
     return v && fromBinary(ProposalSchema, v);
   }
 
@@ -128,11 +123,13 @@ export class GovKeeper {
   }
 
   setProposal(ctx: Context, p: Proposal): void {
-    ctx.kv(GOV_STORE).set(join(Uint8Array.of(GovKeys.proposal), u64(p.id)), toBinary(ProposalSchema, p));
+    ctx
+      .kv(GOV_STORE)
+      .set(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(p.id)), toBinary(ProposalSchema, p));
   }
 
   deleteProposal(ctx: Context, id: bigint): void {
-    ctx.kv(GOV_STORE).delete(join(Uint8Array.of(GovKeys.proposal), u64(id)));
+    ctx.kv(GOV_STORE).delete(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(id)));
   }
 
   async *proposals(ctx: Context): AsyncIterable<Proposal> {
@@ -142,7 +139,7 @@ export class GovKeeper {
 
   queue(ctx: Context, which: "active" | "inactive", endMs: number, id: bigint, on: boolean): void {
     const prefix = which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue;
-    const key = join(Uint8Array.of(prefix), u64(BigInt(endMs)), u64(id));
+    const key = join(Uint8Array.of(prefix), uint64Bytes(BigInt(endMs)), uint64Bytes(id));
     if (on) ctx.kv(GOV_STORE).set(key, new Uint8Array());
     else ctx.kv(GOV_STORE).delete(key);
   }
@@ -156,15 +153,15 @@ export class GovKeeper {
     const prefix = Uint8Array.of(which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue);
     const out = [];
     for await (const [k] of ctx.kv(GOV_STORE).iterate({ prefix })) {
-      const endMs = Number(readU64(k, 1));
+      const endMs = Number(readUint64(k, 1));
       if (endMs > nowMs) break;
-      out.push({ id: readU64(k, 9), endMs });
+      out.push({ id: readUint64(k, 9), endMs });
     }
     return out;
   }
 
   private depositKey(id: bigint, depositor: Uint8Array) {
-    return join(Uint8Array.of(GovKeys.deposit), u64(id), depositor);
+    return join(Uint8Array.of(GovKeys.deposit), uint64Bytes(id), depositor);
   }
 
   async getDeposit(ctx: Context, id: bigint, depositor: Uint8Array): Promise<Deposit | undefined> {
@@ -173,7 +170,7 @@ export class GovKeeper {
   }
 
   async *deposits(ctx: Context, id: bigint): AsyncIterable<Deposit> {
-    const prefix = join(Uint8Array.of(GovKeys.deposit), u64(id));
+    const prefix = join(Uint8Array.of(GovKeys.deposit), uint64Bytes(id));
     for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(DepositSchema, v);
   }
 
@@ -220,7 +217,7 @@ export class GovKeeper {
   }
 
   private voteKey(id: bigint, voter: Uint8Array) {
-    return join(Uint8Array.of(GovKeys.vote), u64(id), voter);
+    return join(Uint8Array.of(GovKeys.vote), uint64Bytes(id), voter);
   }
 
   async getVote(ctx: Context, id: bigint, voter: Uint8Array): Promise<Vote | undefined> {
@@ -235,7 +232,7 @@ export class GovKeeper {
   }
 
   async *votes(ctx: Context, id: bigint): AsyncIterable<Vote> {
-    const prefix = join(Uint8Array.of(GovKeys.vote), u64(id));
+    const prefix = join(Uint8Array.of(GovKeys.vote), uint64Bytes(id));
     for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(VoteSchema, v);
   }
 

@@ -3,6 +3,7 @@ import type { Context } from "../../app/context.js";
 import type { ModuleVersionMap as VersionMap } from "../../app/module-migrations.js";
 import { type Plan, PlanSchema } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
 import type { StateStore } from "../../store/state-store.js";
+import { readUint64, uint64Bytes } from "../../store/uint64-bytes.js";
 
 export const UPGRADE_STORE = "upgrade";
 
@@ -20,12 +21,6 @@ export const UpgradeKeys = {
 
 const text = new TextEncoder();
 const untext = new TextDecoder();
-const u64 = (n: bigint) => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n);
-  return b;
-};
-const readU64 = (b: Uint8Array, at = 0) => new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0);
 
 export class UpgradeKeeper {
   async getPlan(ctx: Context): Promise<Plan | undefined> {
@@ -42,14 +37,14 @@ export class UpgradeKeeper {
   }
 
   setDone(ctx: Context, name: string, height: bigint): void {
-    const key = new Uint8Array([UpgradeKeys.done, ...u64(height), ...text.encode(name)]);
-    ctx.kv(UPGRADE_STORE).set(key, u64(height));
+    const key = new Uint8Array([UpgradeKeys.done, ...uint64Bytes(height), ...text.encode(name)]);
+    ctx.kv(UPGRADE_STORE).set(key, uint64Bytes(height));
   }
 
   /** Every applied upgrade as (name, height), in height order. */
   async *doneMarkers(ctx: Context): AsyncIterable<{ name: string; height: bigint }> {
     for await (const [k] of ctx.kv(UPGRADE_STORE).iterate({ prefix: Uint8Array.of(UpgradeKeys.done) }))
-      yield { height: readU64(k, 1), name: untext.decode(k.subarray(9)) };
+      yield { height: readUint64(k, 1), name: untext.decode(k.subarray(9)) };
   }
 
   /** The height at which `name` was applied, 0 when it never was. */
@@ -67,7 +62,7 @@ export class UpgradeKeeper {
   async getVersionMap(ctx: Context): Promise<VersionMap> {
     const out: VersionMap = new Map();
     for await (const [k, v] of ctx.kv(UPGRADE_STORE).iterate({ prefix: Uint8Array.of(UpgradeKeys.versions) }))
-      out.set(untext.decode(k.subarray(1)), readU64(v));
+      out.set(untext.decode(k.subarray(1)), readUint64(v));
     return out;
   }
 
@@ -78,21 +73,21 @@ export class UpgradeKeeper {
       if (!vm.has(untext.decode(k.subarray(1)))) stale.push(k);
     for (const k of stale) store.delete(k);
     for (const [name, v] of vm)
-      store.set(new Uint8Array([UpgradeKeys.versions, ...text.encode(name)]), u64(v));
+      store.set(new Uint8Array([UpgradeKeys.versions, ...text.encode(name)]), uint64Bytes(v));
   }
 
   async getProtocolVersion(ctx: Context): Promise<bigint> {
     const v = await ctx.kv(UPGRADE_STORE).get(Uint8Array.of(UpgradeKeys.protocol));
-    return v ? readU64(v) : 0n;
+    return v ? readUint64(v) : 0n;
   }
 
   setProtocolVersion(ctx: Context, v: bigint): void {
-    ctx.kv(UPGRADE_STORE).set(Uint8Array.of(UpgradeKeys.protocol), u64(v));
+    ctx.kv(UPGRADE_STORE).set(Uint8Array.of(UpgradeKeys.protocol), uint64Bytes(v));
   }
 }
 
 /** The protocol version in committed state, read before the App runs (it is the ABCI app version). */
 export async function readProtocolVersion(state: StateStore): Promise<bigint> {
   const v = await state.get(UPGRADE_STORE, Uint8Array.of(UpgradeKeys.protocol));
-  return v ? readU64(v) : 0n;
+  return v ? readUint64(v) : 0n;
 }
