@@ -30,7 +30,8 @@ describe("halt-height and halt-time from app.toml", () => {
   });
 
   it("stops cleanly after the first block at or past the halt time", async () => {
-    const haltTime = Math.floor(Date.now() / 1000) + 1;
+    // At least a second ahead, so some blocks come before it.
+    const haltTime = Math.ceil(Date.now() / 1000) + 1;
     const { reason, height } = await runUntilHalt((c) => {
       c.haltTime = haltTime;
     });
