@@ -30,6 +30,8 @@ export interface VisorConfig {
   rpcAddress: string;
   /** visor: fetch the scheduled plan's binary while the node still runs. */
   prefetch: boolean;
+  /** visor: react to file events on the data folder (off for file systems without them: polling only). */
+  watchEvents: boolean;
   /** visor: how many data backups to keep (older ones are removed); 0 keeps all. */
   backupKeep: number;
   /** visor: Prometheus metrics listener (host:port), empty for none. */
@@ -60,6 +62,7 @@ const KEYS: Record<keyof VisorConfig, string> = {
   disableRecase: "COSMOVISOR_DISABLE_RECASE",
   rpcAddress: "VISOR_RPC_ADDRESS",
   prefetch: "VISOR_PREFETCH",
+  watchEvents: "VISOR_WATCH_EVENTS",
   backupKeep: "VISOR_BACKUP_KEEP",
   metricsAddress: "VISOR_METRICS_ADDRESS",
   trustedKeys: "VISOR_TRUSTED_KEYS",
@@ -178,6 +181,7 @@ export function loadVisorConfig(
     disableRecase: bool(src, KEYS.disableRecase, false),
     rpcAddress: src.VISOR_RPC_ADDRESS || nodeRpcAddress(home),
     prefetch: bool(src, KEYS.prefetch, true),
+    watchEvents: bool(src, KEYS.watchEvents, true),
     backupKeep: uint(src, KEYS.backupKeep, 3),
     metricsAddress: src.VISOR_METRICS_ADDRESS ?? "",
     trustedKeys: (src.VISOR_TRUSTED_KEYS ?? "")

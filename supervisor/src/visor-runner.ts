@@ -141,7 +141,9 @@ export class VisorRunner {
       const timers: NodeJS.Timeout[] = [];
       // The data folder may not exist before the daemon's first start; events need it to.
       mkdirSync(this.layout.dataDir, { recursive: true });
-      const watcher = watch(this.layout.dataDir, { depth: 0, ignoreInitial: true, awaitWriteFinish: false });
+      const watcher = this.config.watchEvents
+        ? watch(this.layout.dataDir, { depth: 0, ignoreInitial: true, awaitWriteFinish: false })
+        : null;
       const prefetcher = this.config.prefetch
         ? new Prefetcher({
             ...this.deps,
@@ -158,7 +160,7 @@ export class VisorRunner {
         this.deps.logger.info("upgrade-info.json names a new upgrade: stopping the daemon");
         void this.stopChild(child);
       };
-      watcher.on("all", (_event, path) => {
+      watcher?.on("all", (_event, path) => {
         if (path.endsWith("upgrade-info.json")) check();
       });
       timers.push(
@@ -177,7 +179,7 @@ export class VisorRunner {
       child.once("exit", (code, signal) => {
         settled = true;
         for (const t of timers) clearInterval(t);
-        void watcher.close();
+        void watcher?.close();
         this.child = null;
         this.status.update({ child_pid: null });
         const status = code ?? (signal ? (SIGNAL_CODES[signal] ?? 1) : 1);

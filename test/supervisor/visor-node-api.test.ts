@@ -78,6 +78,24 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
     expect(await v.exit()).toBe(0);
   });
 
+  it("detects upgrade-info.json by polling alone when file events are off (VISOR_WATCH_EVENTS=false)", async () => {
+    const v2 = fakeBinary(h.root, "v2");
+    await h.visor(["add-upgrade", "v2", v2]);
+    const v = h.start(["start"], {
+      VISOR_WATCH_EVENTS: "false",
+      DAEMON_POLL_INTERVAL: "100ms",
+      UNSAFE_SKIP_BACKUP: "true",
+    });
+    await v.waitFor(/v1 height 2/);
+    writeFileSync(
+      join(h.home, "data", "upgrade-info.json"),
+      JSON.stringify({ name: "v2", height: 3, info: "" }),
+    );
+    await v.waitFor(/v2 running/, 10_000);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
   it("feeds batch upgrades one by one as the node's height reaches them", async () => {
     const v2 = fakeBinary(h.root, "v2");
     const v3 = fakeBinary(h.root, "v3");

@@ -90,6 +90,8 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
     ).toMatchObject({ name: "v2", height: 5 });
     const backups = readdirSync(h.home).filter((f) => f.startsWith("data-backup-"));
     expect(backups).toHaveLength(1);
+    // The backup is the data folder as it was at the halt, file for file.
+    expect(readdirSync(join(h.home, backups[0])).sort()).toEqual(["height", "upgrade-info.json"]);
     expect(readFileSync(join(h.home, backups[0], "height"), "utf8")).toBe("4");
     expect(readFileSync(join(h.home, backups[0], "upgrade-info.json"), "utf8")).toContain('"name":"v2"');
     expect(readFileSync(join(h.home, "preupgrade-calls"), "utf8")).toBe("v2:0\n");
