@@ -1,0 +1,81 @@
+import { standardAppDefinition } from "../node/src/chain/app-definition.js";
+import { initHome } from "../node/src/chain/init-home.js";
+import { writeGenesis } from "../node/src/config/genesis.js";
+import { fillerAddress } from "./bench-accounts.js";
+
+export const BENCH_CHAIN_ID = "bench-chain";
+export const BENCH_DEFINITION = standardAppDefinition("chaind", "0.0.0-bench");
+
+export interface BenchHomeOptions {
+  home: string;
+  /** Funded accounts by address (keys held by the benchmark). */
+  funded?: string[];
+  /** Extra funded accounts with no key, to give the state a realistic size. */
+  fillerAccounts?: number;
+  timeoutCommitMs?: number;
+  createEmptyBlocks?: boolean;
+  maxBlockTxs?: number;
+  mempoolSize?: number;
+  pruning?: string;
+}
+
+/**
+ * A node home with REST, gRPC and RPC on loopback ports the OS picks (the node logs them), funded accounts at
+ * genesis, and the block time the benchmark wants.
+ */
+export function makeBenchHome(opts: BenchHomeOptions): void {
+  const { layout, genesis } = initHome(
+    {
+      home: opts.home,
+      moniker: "bench",
+      chainId: BENCH_CHAIN_ID,
+      bech32Prefix: "sdk",
+      overwrite: false,
+      tuneApp: (c) => {
+        c.api.enable = true;
+        c.api.address = "tcp://127.0.0.1:0";
+        c.grpc.enable = true;
+        c.grpc.address = "127.0.0.1:0";
+        c.telemetry.address = "127.0.0.1:0";
+        if (opts.pruning) c.pruning = opts.pruning;
+      },
+      tuneNode: (c) => {
+        c.consensus.timeoutCommitMs = opts.timeoutCommitMs ?? 200;
+        c.consensus.createEmptyBlocks = opts.createEmptyBlocks ?? true;
+        if (opts.maxBlockTxs) c.consensus.maxBlockTxs = opts.maxBlockTxs;
+        if (opts.mempoolSize) c.mempool.size = opts.mempoolSize;
+        c.rpc.laddr = "tcp://127.0.0.1:0";
+      },
+    },
+    BENCH_DEFINITION,
+  );
+  const addresses = [...(opts.funded ?? [])];
+  for (let i = 0; i < (opts.fillerAccounts ?? 0); i++) addresses.push(fillerAddress(i));
+  addFundedAccounts(genesis.app_state, addresses, "1000000000000stake");
+  writeGenesis(layout.genesisJson, genesis);
+}
+
+/**
+ * Appends accounts in the shape `addGenesisAccount` writes. That function looks each address up in the lists
+ * first (quadratic), too slow for 100k accounts, so the benchmark appends in one pass (addresses are distinct).
+ */
+function addFundedAccounts(appState: Record<string, unknown>, addresses: string[], amount: string): void {
+  const m = /^(\d+)([a-z]+)$/.exec(amount)!;
+  appState.auth ??= {};
+  appState.bank ??= {};
+  const auth = appState.auth as { accounts?: unknown[] };
+  const bank = appState.bank as { balances?: unknown[]; supply?: unknown[] };
+  auth.accounts ??= [];
+  bank.balances ??= [];
+  for (const address of addresses) {
+    auth.accounts.push({
+      "@type": "/sdk.auth.v1beta1.BaseAccount",
+      address,
+      pub_key: null,
+      account_number: "0",
+      sequence: "0",
+    });
+    bank.balances.push({ address, coins: [{ denom: m[2], amount: m[1] }] });
+  }
+  bank.supply = [];
+}

@@ -1,0 +1,41 @@
+import { CHAIND_CLI } from "../harness/src/local-testnet.js";
+import { BenchProcess } from "./bench-process.js";
+
+/** `chaind start` on a home as a child process, with the listener addresses it logged. */
+export class ChaindNode {
+  private constructor(
+    readonly process: BenchProcess,
+    readonly restUrl: string,
+    readonly grpcAddress: string,
+    /** ms from spawn to the first "committed block" line. */
+    readonly firstBlockMs: number,
+  ) {}
+
+  static async start(home: string, opts: { binary?: string } = {}): Promise<ChaindNode> {
+    const p = opts.binary
+      ? new BenchProcess(opts.binary, ["start", "--home", home])
+      : new BenchProcess("node", [CHAIND_CLI, "start", "--home", home]);
+    try {
+      const api = await p.waitFor(/\bapi listening address=(\S+)/, 300_000);
+      const grpc = await p.waitFor(/\bgrpc listening address=(\S+)/, 1000);
+      const first = await p.waitFor(/committed block/, 300_000);
+      return new ChaindNode(p, api.match[1], grpc.match[1], first.at - p.startedAt);
+    } catch (e) {
+      await p.stop();
+      throw new Error(`chaind did not start: ${(e as Error).message}`);
+    }
+  }
+
+  /** The latest committed height, from the node's log. */
+  get height(): number {
+    for (let i = this.process.lines.length - 1; i >= 0; i--) {
+      const m = this.process.lines[i].match(/committed block .*height=(\d+)/);
+      if (m) return Number(m[1]);
+    }
+    return 0;
+  }
+
+  stop(): Promise<number> {
+    return this.process.stop();
+  }
+}

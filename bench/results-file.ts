@@ -1,0 +1,45 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BenchSection } from "./bench-result.js";
+import type { MachineDescription } from "./machine.js";
+import { RESULTS_DIR } from "./repo-paths.js";
+
+/** What one `npm run bench` writes to bench/results/<date>.json. */
+export interface BenchResults {
+  date: string;
+  /** "full" or "quick" (scaled-down sizes); a file merged from runs of both says "mixed". */
+  mode: "full" | "quick" | "mixed";
+  machine: MachineDescription;
+  sections: BenchSection[];
+  /** Benchmarks that failed in the run, with the reason. */
+  failures: { id: string; error: string }[];
+}
+
+export function resultsPath(date: string): string {
+  return join(RESULTS_DIR, `${date}.json`);
+}
+
+/**
+ * Writes the run's results; sections of other benchmarks already in the same day's file (an `--only` run) are
+ * kept, in the order of `order`, so a day's file can be completed benchmark by benchmark.
+ */
+export function writeResults(run: BenchResults, order: readonly string[]): BenchResults {
+  const path = resultsPath(run.date);
+  let merged = run;
+  if (existsSync(path)) {
+    const old = JSON.parse(readFileSync(path, "utf8")) as BenchResults;
+    const fresh = new Set([...run.sections.map((s) => s.id), ...run.failures.map((f) => f.id)]);
+    const sections = [...old.sections.filter((s) => !fresh.has(s.id)), ...run.sections];
+    sections.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    const kept = old.sections.filter((s) => !fresh.has(s.id));
+    merged = {
+      ...run,
+      mode: kept.length > 0 && old.mode !== run.mode ? "mixed" : run.mode,
+      sections,
+      failures: [...old.failures.filter((f) => !fresh.has(f.id)), ...run.failures],
+    };
+  }
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(path, `${JSON.stringify(merged, null, 2)}\n`);
+  return merged;
+}

@@ -1,0 +1,90 @@
+// `npm run bench [-- --quick] [-- --only rest,grpc]`: runs the benchmarks of issue 8 in priority order, writes
+// bench/results/<date>.json and regenerates docs/BENCHMARKS.md from it. Not part of `npm test`.
+
+import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
+import { stopAllBenchProcesses } from "./bench-process.js";
+import type { BenchSection } from "./bench-result.js";
+import { writeBenchmarksDoc } from "./benchmarks-doc.js";
+import { grpcThroughput } from "./grpc-throughput.js";
+import { describeMachine } from "./machine.js";
+import { restThroughput } from "./rest-throughput.js";
+import { type BenchResults, resultsPath, writeResults } from "./results-file.js";
+import { removeAllScratchDirs } from "./scratch-dir.js";
+
+type Benchmark = (opts: BenchOptions) => Promise<BenchSection>;
+
+/** Priority order (issue 8): what runs first when time is short. */
+const BENCHMARKS: [id: string, run: Benchmark][] = [
+  ["rest", restThroughput],
+  ["grpc", grpcThroughput],
+];
+
+/** The order sections appear in the results and the doc (the issue's numbering). */
+export const SECTION_ORDER = [
+  "rest",
+  "grpc",
+  "history",
+  "tx",
+  "downtime",
+  "detection",
+  "download",
+  "backup",
+  "memory",
+];
+
+async function main(): Promise<void> {
+  const opts = parseBenchOptions(process.argv.slice(2));
+  const started = performance.now();
+  const machine = describeMachine();
+  console.log(
+    `bench: ${opts.quick ? "quick" : "full"} run on ${machine.cores} cores (${machine.cpuModel}), Node ${machine.node}`,
+  );
+  const run: BenchResults = {
+    date: new Date().toISOString().slice(0, 10),
+    mode: opts.quick ? "quick" : "full",
+    machine,
+    sections: [],
+    failures: [],
+  };
+  for (const [id, bench] of BENCHMARKS) {
+    if (opts.only && !opts.only.includes(id)) continue;
+    const t0 = performance.now();
+    console.log(`bench: ${id} ...`);
+    try {
+      const section = await bench(opts);
+      section.params = { mode: opts.quick ? "quick" : "full", ...section.params };
+      run.sections.push(section);
+      for (const f of section.figures)
+        console.log(
+          `  ${f.name}: ${f.median} ${f.unit}${f.ratio !== undefined ? ` (ratio ${f.ratio} to ${f.ceiling})` : ""}`,
+        );
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      console.error(`bench: ${id} failed: ${error}`);
+      run.failures.push({ id, error });
+    }
+    console.log(`bench: ${id} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  const merged = writeResults(run, SECTION_ORDER);
+  console.log(`bench: results in ${resultsPath(run.date)}`);
+  if (!opts.noDoc) console.log(`bench: regenerated ${writeBenchmarksDoc(merged, SECTION_ORDER)}`);
+  console.log(`bench: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (run.failures.length > 0) process.exitCode = 1;
+}
+
+async function cleanUp(): Promise<void> {
+  await stopAllBenchProcesses();
+  removeAllScratchDirs();
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    console.error(`bench: ${signal}: stopping child processes and removing temp folders`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+
+try {
+  await main();
+} finally {
+  await cleanUp();
+}
