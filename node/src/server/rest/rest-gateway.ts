@@ -128,7 +128,7 @@ class RequestHandler {
       res.once("close", () => clearTimeout(timer));
     }
     try {
-      const url = new URL(req.url ?? "/", "http://gateway");
+      const url = requestUrl(req.url ?? "/");
       if (this.opts.cors && this.cors(req, res)) return;
       for (const mount of this.deps.mounts ?? []) if (mount(req, res, url)) return;
       await this.route(req, res, url);
@@ -216,6 +216,18 @@ class RequestHandler {
     } finally {
       this.deps.metrics?.observeQuery("rest", label, code, (performance.now() - started) / 1000);
     }
+  }
+}
+
+/**
+ * The request target as a URL. An origin-form target (`/path?q`) is always read as a path, so `//x/y` stays a
+ * path instead of naming host `x`; a target that is no URL at all (`http://[`) is the client's mistake: 400.
+ */
+function requestUrl(target: string): URL {
+  try {
+    return target.startsWith("/") ? new URL(`http://gateway${target}`) : new URL(target);
+  } catch {
+    throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `invalid request target ${JSON.stringify(target)}`);
   }
 }
 
