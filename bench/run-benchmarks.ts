@@ -5,11 +5,13 @@ import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { stopAllBenchProcesses } from "./bench-process.js";
 import type { BenchSection } from "./bench-result.js";
 import { writeBenchmarksDoc } from "./benchmarks-doc.js";
+import { detectionLatency } from "./detection-latency.js";
 import { grpcThroughput } from "./grpc-throughput.js";
 import { describeMachine } from "./machine.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, resultsPath, writeResults } from "./results-file.js";
 import { removeAllScratchDirs } from "./scratch-dir.js";
+import { txThroughput } from "./tx-throughput.js";
 
 type Benchmark = (opts: BenchOptions) => Promise<BenchSection>;
 
@@ -17,6 +19,8 @@ type Benchmark = (opts: BenchOptions) => Promise<BenchSection>;
 const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["rest", restThroughput],
   ["grpc", grpcThroughput],
+  ["tx", txThroughput],
+  ["detection", detectionLatency],
 ];
 
 /** The order sections appear in the results and the doc (the numbering). */
