@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { nodeRpcAddress } from "../../supervisor/src/visor-config.js";
+import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
 import { useFreeListenerPorts } from "./free-listener-ports.js";
 import { LineCollector } from "./line-collector.js";
 
@@ -141,7 +141,7 @@ export class LocalTestnet {
 
   /** The node's RPC: as it announced it, or (a testnet started by another process) from its config.toml. */
   get rpcUrl(): string {
-    return this.listeners.get("rpc") ?? nodeRpcAddress(this.home);
+    return this.listeners.get("rpc") ?? nodeListenAddresses(this.home).rpc;
   }
 
   get restUrl(): string {

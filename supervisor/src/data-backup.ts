@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { crashPoint } from "./crash-point.js";
 import { VisorError } from "./visor-error.js";
 
 /** LevelDB never rewrites a table file once written: those are shared by hard link instead of copied. */
@@ -46,12 +47,13 @@ export function backupData(
   const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, "-");
   const dir = join(backupRoot, `data-backup-${stamp}`);
   const tmp = `${dir}.partial`;
-  rmSync(tmp, { recursive: true, force: true });
+  removePartialBackups(backupRoot);
   let linked = 0;
   let copied = 0;
   const entries = walk(dataDir);
   try {
-    for (const e of entries) {
+    for (const [i, e] of entries.entries()) {
+      if (i === entries.length >> 1) crashPoint("backup");
       const src = join(dataDir, e.rel);
       const dst = join(tmp, e.rel);
       mkdirSync(join(dst, ".."), { recursive: true });
@@ -84,6 +86,14 @@ export function backupData(
   const ms = Math.round(performance.now() - started);
   deps.logger.info("data backed up", { dir, linked, copied, ms });
   return { dir, linked, copied, ms };
+}
+
+/** A backup cut short (visor killed mid-copy) is never completed or kept: its folder goes. */
+function removePartialBackups(root: string): void {
+  if (!existsSync(root)) return;
+  for (const f of readdirSync(root))
+    if (f.startsWith("data-backup-") && f.endsWith(".partial"))
+      rmSync(join(root, f), { recursive: true, force: true });
 }
 
 function rotateBackups(root: string, keep: number, deps: { logger: Logger }): void {

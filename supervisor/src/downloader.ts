@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../node/src/logging/logger.js";
 import type { ArtifactUrl } from "./artifact-url.js";
+import { crashPoint } from "./crash-point.js";
 import { VisorError } from "./visor-error.js";
 
 export interface DownloadOptions {
@@ -109,6 +110,7 @@ async function attemptDownload(
   const meter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       arm();
+      if (bytes === 0) crashPoint("download");
       bytes += chunk.length;
       sha256.update(chunk);
       checked?.update(chunk);

@@ -1,58 +1,57 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  QueryCurrentPlanRequestSchema,
-  QueryCurrentPlanResponseSchema,
-} from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import type { NodeQuery } from "./node-query.js";
+import { GrpcNodeQuery } from "./node-query-grpc.js";
+import { RestNodeQuery } from "./node-query-rest.js";
+import { RpcNodeQuery } from "./node-query-rpc.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
 
 /**
- * What visor asks a running node, over its CometBFT JSON-RPC (every Cosmos node has one): the latest height,
- * and the scheduled plan through `abci_query` on `/cosmos.upgrade.v1beta1.Query/CurrentPlan`.
+ * What visor asks a running node: its latest height (batch upgrades) and its scheduled plan (pre-fetch). It
+ * asks over gRPC first, as cosmovisor does, then the REST gateway, then the CometBFT RPC, and keeps to the
+ * first one that answered, so a node with gRPC off or on another port is still followed.
  */
 export class NodeApi {
-  constructor(private readonly rpcAddress: string) {}
+  private readonly transports: NodeQuery[];
+  private preferred = 0;
 
-  private async call<T>(method: string, params: Record<string, unknown>): Promise<T> {
-    const url = this.rpcAddress.replace(/^tcp:\/\//, "http://");
-    let body: { result?: T; error?: { message: string } };
-    try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-        signal: AbortSignal.timeout(5_000),
-      });
-      body = (await res.json()) as typeof body;
-    } catch (e) {
-      throw new VisorError("NODE_API", `node RPC ${url} unreachable: ${(e as Error).message}`);
+  constructor(addresses: { grpc: string; rest: string; rpc: string }) {
+    this.transports = [
+      new GrpcNodeQuery(addresses.grpc),
+      new RestNodeQuery(addresses.rest),
+      new RpcNodeQuery(addresses.rpc),
+    ];
+  }
+
+  /** The transport that answered last, for logs and status. */
+  get via(): string {
+    return this.transports[this.preferred].label;
+  }
+
+  private async ask<T>(what: (q: NodeQuery) => Promise<T>): Promise<T> {
+    const failures: string[] = [];
+    const n = this.transports.length;
+    for (let i = 0; i < n; i++) {
+      const at = (this.preferred + i) % n;
+      try {
+        const answer = await what(this.transports[at]);
+        this.preferred = at;
+        return answer;
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
     }
-    if (body.error || body.result === undefined)
-      throw new VisorError("NODE_API", `${method}: ${body.error?.message ?? "no result"}`);
-    return body.result;
+    throw new VisorError("NODE_API", `the node did not answer: ${failures.join("; ")}`);
   }
 
-  async height(): Promise<number> {
-    const r = await this.call<{ sync_info: { latest_block_height: string } }>("status", {});
-    return Number(r.sync_info.latest_block_height);
+  height(): Promise<number> {
+    return this.ask((q) => q.height());
   }
 
-  async currentPlan(): Promise<UpgradePlan | null> {
-    const data = Buffer.from(
-      toBinary(QueryCurrentPlanRequestSchema, create(QueryCurrentPlanRequestSchema)),
-    ).toString("hex");
-    const r = await this.call<{ response: { code: number; log: string; value: string | null } }>(
-      "abci_query",
-      {
-        path: "/cosmos.upgrade.v1beta1.Query/CurrentPlan",
-        data,
-      },
-    );
-    if (r.response.code !== 0) throw new VisorError("NODE_API", `CurrentPlan: ${r.response.log}`);
-    const plan = fromBinary(
-      QueryCurrentPlanResponseSchema,
-      Buffer.from(r.response.value ?? "", "base64"),
-    ).plan;
-    return plan ? { name: plan.name, height: Number(plan.height), info: plan.info } : null;
+  currentPlan(): Promise<UpgradePlan | null> {
+    return this.ask((q) => q.currentPlan());
+  }
+
+  close(): void {
+    for (const t of this.transports) if (t instanceof GrpcNodeQuery) t.close();
   }
 }

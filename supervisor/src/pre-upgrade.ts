@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { execa } from "execa";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { type CrashPoint, crashPoint } from "./crash-point.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -16,11 +17,14 @@ export async function runPreUpgrade(
   deps: { logger: Logger },
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const r = await execa(binary, ["pre-upgrade", "--home", config.home], {
-      reject: false,
-      all: true,
-      env: { DAEMON_HOME: config.home },
-    });
+    const r = await whileRunning(
+      "pre-upgrade",
+      execa(binary, ["pre-upgrade", "--home", config.home], {
+        reject: false,
+        all: true,
+        env: { DAEMON_HOME: config.home },
+      }),
+    );
     const code = r.exitCode ?? -1;
     if (code === 0) {
       deps.logger.info("pre-upgrade done", { binary });
@@ -60,15 +64,20 @@ export async function runCustomPreUpgrade(
     : join(config.home, "cosmovisor", config.customPreUpgrade);
   if (!existsSync(script))
     throw new VisorError("PRE_UPGRADE", `custom pre-upgrade script ${script} does not exist`);
-  const r = await execa(script, [plan.name, String(plan.height)], {
-    cwd: config.home,
-    reject: false,
-    all: true,
-  });
+  const r = await whileRunning(
+    "custom-pre-upgrade",
+    execa(script, [plan.name, String(plan.height)], { cwd: config.home, reject: false, all: true }),
+  );
   if (r.exitCode !== 0)
     throw new VisorError(
       "PRE_UPGRADE",
       `custom pre-upgrade ${script} failed with status ${r.exitCode}: ${(r.all ?? "").trim()}`,
     );
   deps.logger.info("custom pre-upgrade done", { script });
+}
+
+/** The crash point of a step that runs a child: visor dies while the child still runs. */
+function whileRunning<T>(point: CrashPoint, child: Promise<T>): Promise<T> {
+  crashPoint(point);
+  return child;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "./artifact-install.js";
 import { verifyArtifactSignature } from "./artifact-signature.js";
+import { crashPoint } from "./crash-point.js";
 import { DEFAULT_DOWNLOAD, downloadFile } from "./downloader.js";
 import { artifactForPlan } from "./plan-info.js";
 import type { UpgradePlan } from "./upgrade-info.js";
@@ -69,6 +70,7 @@ export async function ensureUpgradeBinary(
     await verifyArtifactSignature(artifact.url, got.sha256, config.trustedKeys);
     await installArtifact(file, staging, config.name);
     if (opts.prefetch) writeFileSync(join(staging, PREFETCH_MARKER), `${plan.name}\n`);
+    crashPoint("extract");
     // Another fetch of the same plan may have finished first: its verified binary is as good as ours.
     if (existsSync(bin)) return bin;
     renameSync(staging, dir);

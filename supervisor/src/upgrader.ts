@@ -1,7 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";
+import { downloadProgress } from "./download-progress.js";
 import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
 import { ensureUpgradeBinary } from "./upgrade-binary.js";
 import type { UpgradePlan } from "./upgrade-info.js";
@@ -13,6 +15,24 @@ import type { StatusFile } from "./visor-status.js";
 /** Whether two plan names are the same upgrade (case-insensitive unless recasing is off, as cosmovisor). */
 export function samePlanName(a: string, b: string, config: Pick<VisorConfig, "disableRecase">): boolean {
   return config.disableRecase ? a === b : a.toLowerCase() === b.toLowerCase();
+}
+
+/** Set in an upgrade folder until its `pre-upgrade` has succeeded, so one cut short runs again. */
+const PRE_UPGRADE_PENDING = ".pre-upgrade-pending";
+
+/**
+ * Runs `<current binary> pre-upgrade` if `current` was switched but its pre-upgrade never finished (visor was
+ * killed while it ran). Cosmovisor would start the new binary without it; visor runs it first.
+ */
+export async function finishPreUpgrade(
+  layout: VisorLayout,
+  config: VisorConfig,
+  deps: { logger: Logger },
+): Promise<void> {
+  const pending = join(layout.currentDir(), PRE_UPGRADE_PENDING);
+  if (!existsSync(pending)) return;
+  await runPreUpgrade(layout.currentBinary(), config, deps);
+  rmSync(pending, { force: true });
 }
 
 /**
@@ -35,6 +55,7 @@ export async function applyUpgrade(
   logger.info("upgrade detected", { plan: plan.name, height: plan.height });
   status.update({ pending_plan: plan });
   try {
+    crashPoint("detected");
     if (config.restartDelayMs > 0) {
       logger.info("waiting before the upgrade (DAEMON_RESTART_DELAY)", { ms: config.restartDelayMs });
       await new Promise((r) => setTimeout(r, config.restartDelayMs));
@@ -42,21 +63,21 @@ export async function applyUpgrade(
     if (!config.unsafeSkipBackup)
       backupData(layout.dataDir, config.dataBackupDir, { keep: config.backupKeep }, { logger });
     await runCustomPreUpgrade(plan, config, { logger });
-    let lastLog = 0;
     const bin = await ensureUpgradeBinary(plan, layout, config, {
       logger,
-      onProgress: (got, total) => {
-        if (Date.now() - lastLog < 1000 && got !== total) return;
-        lastLog = Date.now();
-        logger.info("downloading", { bytes: got, total: total ?? "unknown" });
-        ctx.metrics?.downloadedBytes.set(got);
-      },
+      onProgress: downloadProgress(process.stderr, {
+        logger,
+        quiet: config.disableLogs,
+        onBytes: (got) => ctx.metrics?.downloadedBytes.set(got),
+      }),
     });
     const dir = layout.upgradeDir(plan.name);
     writeFileSync(join(dir, "upgrade-info.json"), JSON.stringify(plan));
+    writeFileSync(join(dir, PRE_UPGRADE_PENDING), "");
+    crashPoint("marker");
     layout.switchTo(dir);
     logger.info("switched current binary", { plan: plan.name, binary: bin });
-    await runPreUpgrade(bin, config, { logger });
+    await finishPreUpgrade(layout, config, { logger });
     const ms = Math.round(performance.now() - started);
     status.update({
       pending_plan: null,

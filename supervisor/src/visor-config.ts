@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { parse } from "smol-toml";
 import { parseGoDuration } from "../../node/src/config/go-duration.js";
+import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
 /** Effective settings: cosmovisor's environment (same names, defaults and parsing) plus visor's own. */
@@ -17,16 +18,16 @@ export interface VisorConfig {
   dataBackupDir: string;
   unsafeSkipBackup: boolean;
   preUpgradeMaxRetries: number;
+  /** The node's gRPC, asked first for heights and the scheduled plan; by default `[grpc] address` of app.toml. */
   grpcAddress: string;
   disableLogs: boolean;
   colorLogs: boolean;
   timeFormatLogs: string;
   customPreUpgrade: string;
   disableRecase: boolean;
-  /**
-   * visor: the node's CometBFT RPC, for heights (batch upgrades) and the scheduled plan (pre-fetch); by default
-   * the `[rpc] laddr` of the node's config.toml.
-   */
+  /** visor: the node's REST gateway, asked when gRPC does not answer; by default `[api] address` of app.toml. */
+  restAddress: string;
+  /** visor: the node's CometBFT RPC, asked when gRPC and REST do not answer; by default `[rpc] laddr`. */
   rpcAddress: string;
   /** visor: fetch the scheduled plan's binary while the node still runs. */
   prefetch: boolean;
@@ -60,6 +61,7 @@ const KEYS: Record<keyof VisorConfig, string> = {
   timeFormatLogs: "COSMOVISOR_TIMEFORMAT_LOGS",
   customPreUpgrade: "COSMOVISOR_CUSTOM_PREUPGRADE",
   disableRecase: "COSMOVISOR_DISABLE_RECASE",
+  restAddress: "VISOR_REST_ADDRESS",
   rpcAddress: "VISOR_RPC_ADDRESS",
   prefetch: "VISOR_PREFETCH",
   watchEvents: "VISOR_WATCH_EVENTS",
@@ -161,6 +163,7 @@ export function loadVisorConfig(
   ];
   if (!formats.includes(timeFormat))
     throw configError(`COSMOVISOR_TIMEFORMAT_LOGS: unsupported value ${JSON.stringify(timeFormat)}`);
+  const listen = nodeListenAddresses(home);
   return {
     home,
     name,
@@ -173,13 +176,14 @@ export function loadVisorConfig(
     dataBackupDir,
     unsafeSkipBackup: bool(src, KEYS.unsafeSkipBackup, false),
     preUpgradeMaxRetries: uint(src, KEYS.preUpgradeMaxRetries, 0),
-    grpcAddress: src.DAEMON_GRPC_ADDRESS || "localhost:9090",
+    grpcAddress: src.DAEMON_GRPC_ADDRESS || listen.grpc,
     disableLogs: bool(src, KEYS.disableLogs, false),
     colorLogs: bool(src, KEYS.colorLogs, true),
     timeFormatLogs: timeFormat,
     customPreUpgrade: src.COSMOVISOR_CUSTOM_PREUPGRADE ?? "",
     disableRecase: bool(src, KEYS.disableRecase, false),
-    rpcAddress: src.VISOR_RPC_ADDRESS || nodeRpcAddress(home),
+    restAddress: src.VISOR_REST_ADDRESS || listen.rest,
+    rpcAddress: src.VISOR_RPC_ADDRESS || listen.rpc,
     prefetch: bool(src, KEYS.prefetch, true),
     watchEvents: bool(src, KEYS.watchEvents, true),
     backupKeep: uint(src, KEYS.backupKeep, 3),
@@ -189,25 +193,6 @@ export function loadVisorConfig(
       .map((s) => s.trim())
       .filter(Boolean),
   };
-}
-
-/**
- * The node's own RPC address from `$DAEMON_HOME/config/config.toml` (`[rpc] laddr`), as CometBFT-style homes
- * have it; CometBFT's default when the file or key is missing or names no fixed port.
- */
-export function nodeRpcAddress(home: string): string {
-  const fallback = "http://127.0.0.1:26657";
-  try {
-    const doc = parse(readFileSync(join(home, "config", "config.toml"), "utf8")) as {
-      rpc?: { laddr?: string };
-    };
-    const m = /^(?:tcp:\/\/)?([^:]*|\[[^\]]+\]):(\d+)$/.exec(doc.rpc?.laddr ?? "");
-    if (!m || m[2] === "0") return fallback;
-    const host = !m[1] || m[1] === "0.0.0.0" ? "127.0.0.1" : m[1];
-    return `http://${host}:${m[2]}`;
-  } catch {
-    return fallback;
-  }
 }
 
 function stripEmpty(env: Source): Source {

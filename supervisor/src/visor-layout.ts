@@ -2,6 +2,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -9,6 +10,7 @@ import {
   symlinkSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { crashPoint } from "./crash-point.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 
@@ -109,9 +111,12 @@ export class VisorLayout {
   /** Points `current` at `dir` atomically: a new relative link is made beside the old one and renamed over it. */
   switchTo(dir: string): void {
     mkdirSync(this.root, { recursive: true });
+    // A link left by a visor killed between the two steps is stale: only the rename makes a switch.
+    for (const f of readdirSync(this.root))
+      if (f.startsWith("current.new-")) rmSync(join(this.root, f), { force: true });
     const tmp = `${this.currentLink}.new-${process.pid}`;
-    rmSync(tmp, { force: true });
     symlinkSync(relative(this.root, dir), tmp);
+    crashPoint("switch");
     renameSync(tmp, this.currentLink);
   }
 

@@ -8,7 +8,7 @@ import { Prefetcher } from "./prefetcher.js";
 import { skipHeightsOf } from "./skip-heights.js";
 import { cleanStaging } from "./upgrade-binary.js";
 import { readUpgradeInfo, type UpgradePlan } from "./upgrade-info.js";
-import { applyUpgrade, samePlanName } from "./upgrader.js";
+import { applyUpgrade, finishPreUpgrade, samePlanName } from "./upgrader.js";
 import type { VisorConfig } from "./visor-config.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
@@ -38,7 +38,7 @@ export class VisorRunner {
     private readonly deps: { logger: Logger; metrics: VisorMetrics | null },
   ) {
     this.status = new StatusFile(layout.statusFile);
-    this.api = new NodeApi(config.rpcAddress);
+    this.api = new NodeApi({ grpc: config.grpcAddress, rest: config.restAddress, rpc: config.rpcAddress });
     this.skipHeights = skipHeightsOf(args);
   }
 
@@ -79,6 +79,7 @@ export class VisorRunner {
             return 0;
           }
         }
+        await finishPreUpgrade(this.layout, this.config, this.deps);
         const outcome = await this.runChild();
         if (outcome.kind === "stopped") return outcome.code;
         if (outcome.kind === "exit") {
@@ -93,6 +94,7 @@ export class VisorRunner {
       }
     } finally {
       for (const s of signals) process.off(s, forward);
+      this.api.close();
     }
   }
 

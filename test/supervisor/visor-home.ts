@@ -31,6 +31,9 @@ export function visorHome() {
     DAEMON_POLL_INTERVAL: "50ms",
     COSMOVISOR_COLOR_LOGS: "false",
     VISOR_PREFETCH: "false",
+    // No node API unless a test serves one: nothing listens on port 1.
+    DAEMON_GRPC_ADDRESS: "127.0.0.1:1",
+    VISOR_REST_ADDRESS: "http://127.0.0.1:1",
     VISOR_RPC_ADDRESS: "http://127.0.0.1:1",
   };
   return {

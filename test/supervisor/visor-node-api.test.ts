@@ -1,13 +1,14 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReleaseServer } from "../../harness/src/release-server.js";
 import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
+import { fakeBinary, sha256File, VISOR, visorHome } from "./visor-home.js";
 
 /** A stand-in for a node's CometBFT RPC: `status` from the fake daemon's height file, and a CurrentPlan. */
 async function fakeNodeRpc(home: string, plan: () => { name: string; height: number; info: string } | null) {
@@ -124,6 +125,25 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
     const ready = await h.visor(["prepare-upgrade"]);
     expect(ready.exitCode, ready.all).toBe(0);
     expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2", "bin", "fake"))).toBe(true);
+  });
+
+  it("prepare-upgrade draws a progress bar on a terminal, and writes log lines otherwise", async () => {
+    plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    // `script` gives visor a real pseudo-terminal, as an operator's shell would.
+    const tty = await execa("script", ["-qfec", `node ${VISOR} prepare-upgrade`, "/dev/null"], {
+      env: h.env,
+      reject: false,
+    });
+    expect(tty.exitCode, tty.stdout).toBe(0);
+    expect(tty.stdout).toContain(`\r\u001b[2Kdownloading [${"#".repeat(30)}] 100%`);
+    expect(tty.stdout).toMatch(/100% {2}\d+\.\d\/\d+\.\d MB {2}\d+\.\d MB\/s/);
+    expect(tty.stdout).not.toMatch(/downloading bytes=/);
+
+    rmSync(join(h.home, "cosmovisor", "upgrades", "v2"), { recursive: true });
+    const piped = await h.visor(["prepare-upgrade"]);
+    expect(piped.exitCode, piped.all).toBe(0);
+    expect(piped.all).toMatch(/downloading .*bytes=\d+/);
+    expect(piped.all).not.toContain("\r");
   });
 
   it("pre-fetches while the daemon runs, so the halt downloads nothing; status shows it", async () => {

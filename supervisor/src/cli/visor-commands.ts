@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { packageVersion } from "../../../node/src/cli/package-version.js";
 import { readBatch, writeJsonAtomic } from "../batch-feed.js";
+import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { ensureUpgradeBinary } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
@@ -120,17 +121,19 @@ export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: strin
 }
 
 export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> {
-  const plan = await new NodeApi(config.rpcAddress).currentPlan();
+  const api = new NodeApi({ grpc: config.grpcAddress, rest: config.restAddress, rpc: config.rpcAddress });
+  const plan = await api.currentPlan().finally(() => api.close());
   if (!plan) {
     out("No active upgrade plan found");
     return;
   }
   const layout = new VisorLayout(config);
+  const logger = visorLogger(config);
   const bin = await ensureUpgradeBinary(
     plan,
     layout,
     { ...config, allowDownloadBinaries: true },
-    { logger: visorLogger(config) },
+    { logger, onProgress: downloadProgress(process.stderr, { logger, quiet: config.disableLogs }) },
   );
   out(`upgrade ${plan.name} at height ${plan.height}: binary ready at ${bin}`);
 }
