@@ -1,11 +1,13 @@
 // `npm run bench [-- --quick] [-- --only rest,grpc]`: runs the benchmarks of issue 8 in priority order, writes
 // bench/results/<date>.json and regenerates docs/BENCHMARKS.md from it. Not part of `npm test`.
 
+import { backup } from "./backup.js";
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { stopAllBenchProcesses } from "./bench-process.js";
 import type { BenchSection } from "./bench-result.js";
 import { writeBenchmarksDoc } from "./benchmarks-doc.js";
 import { detectionLatency } from "./detection-latency.js";
+import { downloadVerify } from "./download-verify.js";
 import { grpcThroughput } from "./grpc-throughput.js";
 import { describeMachine } from "./machine.js";
 import { restThroughput } from "./rest-throughput.js";
@@ -21,6 +23,8 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["grpc", grpcThroughput],
   ["tx", txThroughput],
   ["detection", detectionLatency],
+  ["download", downloadVerify],
+  ["backup", backup],
 ];
 
 /** The order sections appear in the results and the doc (the issue's numbering). */

@@ -1,0 +1,28 @@
+// One download in a fresh process, so its time and peak RSS are its own. Arguments: <visor|plain> <url> <dest>
+// [sha256]. Prints one JSON line: {"ms", "bytes", "maxRssMb"}.
+import { createWriteStream, statSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { silentLogger } from "../node/src/logging/logger.js";
+import { parseArtifactUrl } from "../supervisor/src/artifact-url.js";
+import { DEFAULT_DOWNLOAD, downloadFile } from "../supervisor/src/downloader.js";
+
+const [mode, url, dest, sha256] = process.argv.slice(2);
+const t0 = performance.now();
+if (mode === "visor") {
+  await downloadFile(parseArtifactUrl(`${url}?checksum=sha256:${sha256}`, true), dest, DEFAULT_DOWNLOAD, {
+    logger: silentLogger,
+  });
+} else {
+  // The ceiling: the same fetch, streamed straight to disk, no hash, no fsync, no rename.
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+  await pipeline(
+    Readable.fromWeb(res.body as import("node:stream/web").ReadableStream),
+    createWriteStream(dest),
+  );
+}
+const ms = performance.now() - t0;
+console.log(
+  JSON.stringify({ ms, bytes: statSync(dest).size, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+);
