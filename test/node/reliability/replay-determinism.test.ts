@@ -1,5 +1,3 @@
-import { copyFileSync } from "node:fs";
-import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,6 +5,7 @@ import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
 import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
+import { replayFromGenesis } from "../helpers/replay-chain.js";
 import { makeTestHome, TEST_DEFINITION, type TestAccount, testAccount } from "../helpers/test-home.js";
 
 const users = ["alice", "bob", "carol"].map((n) => testAccount(n));
@@ -65,25 +64,8 @@ describe("replay from genesis", () => {
       appHashes.push(Buffer.from(b.appHash).toString("hex"));
     }
 
-    const replica = makeTestHome();
-    cleanups.push(replica.cleanup);
-    copyFileSync(join(source.home, "config", "genesis.json"), join(replica.home, "config", "genesis.json"));
-    const fresh = await ChainNode.open(
-      { home: replica.home, definition: TEST_DEFINITION },
-      { logger: silentLogger },
-    );
-    cleanups.push(() => fresh.close());
-    for (let h = 1; h <= 12; h++) {
-      const block = (await node.blocks.block(h))!;
-      const t = block.header!.time!;
-      await fresh.app.finalizeBlock({
-        height: h,
-        time: new Date(Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6)),
-        txs: block.data!.txs,
-        proposerAddress: block.header!.proposerAddress,
-      });
-      const { appHash } = await fresh.app.commit();
-      expect(Buffer.from(appHash).toString("hex"), `height ${h}`).toBe(appHashes[h - 1]);
-    }
+    const replayed = await replayFromGenesis(node, source.home);
+    expect(replayed.map((r) => r.replayed)).toEqual(appHashes.map((h) => h.toUpperCase()));
+    expect(replayed.filter((r) => r.stored !== r.replayed)).toEqual([]);
   });
 });
