@@ -14,6 +14,7 @@ import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, resultsPath, writeResults } from "./results-file.js";
 import { removeAllScratchDirs } from "./scratch-dir.js";
 import { txThroughput } from "./tx-throughput.js";
+import { upgradeDowntime } from "./upgrade-downtime.js";
 
 type Benchmark = (opts: BenchOptions) => Promise<BenchSection>;
 
@@ -25,6 +26,7 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["detection", detectionLatency],
   ["download", downloadVerify],
   ["backup", backup],
+  ["downtime", upgradeDowntime],
 ];
 
 /** The order sections appear in the results and the doc (the numbering). */

@@ -1,0 +1,128 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { x as extractTar } from "tar";
+import { LocalTestnet } from "../harness/src/local-testnet.js";
+import { ReleaseServer } from "../harness/src/release-server.js";
+import type { BenchOptions } from "./bench-options.js";
+import { type BenchSection, figure } from "./bench-result.js";
+import { ChaindNode } from "./chaind-node.js";
+import { type BuiltRelease, buildFixtureRelease } from "./fixture-releases.js";
+import { scratchDir } from "./scratch-dir.js";
+
+const BLOCK_TIME_MS = 300;
+
+interface DowntimeRun {
+  downtimeMs: number;
+  /** `chaind start` of the v2 binary on the same home: spawn to its first committed block. */
+  floorMs: number;
+}
+
+/**
+ * One governance upgrade v1 -> v2 under the real visor, the v2 archive on a loopback release server; the
+ * downtime is read off the log as the lines arrive: commit of height H-1 (v1's last) to commit of H (v2's first).
+ */
+async function oneUpgrade(
+  v1: BuiltRelease,
+  v2: BuiltRelease,
+  prefetch: boolean,
+  notes: string[],
+): Promise<DowntimeRun> {
+  const dir = scratchDir("downtime");
+  const commits = new Map<number, number>();
+  let net: LocalTestnet | null = null;
+  try {
+    await extractTar({ file: v1.archive, cwd: dir.path });
+    net = await LocalTestnet.create({
+      dir: join(dir.path, "net"),
+      genesisBinary: join(dir.path, "bin", "chaind"),
+      blockTime: `${BLOCK_TIME_MS}ms`,
+      votingPeriod: "5s",
+      visorEnv: {
+        VISOR_PREFETCH: String(prefetch),
+        DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
+      },
+      echo: (line) => {
+        const m = line.match(/committed block .*height=(\d+)/);
+        if (m && !commits.has(Number(m[1]))) commits.set(Number(m[1]), performance.now());
+      },
+    });
+    await net.start();
+    const height = (await net.height()) + 30;
+    await net.proposeUpgrade({ name: "v2", height, info: v2.planInfo });
+    if (prefetch) await net.waitForLine(/pre-fetched and verified/, 60_000, true);
+    await net.waitForLine(/UPGRADE "v2" NEEDED/, 120_000, true);
+    await net.waitForHeight(height, 120_000);
+    const last = commits.get(height - 1);
+    const first = commits.get(height);
+    if (last === undefined || first === undefined)
+      throw new Error(`commit lines of heights ${height - 1} and ${height} not seen`);
+    await net.stop();
+    net = null;
+    // The floor: the upgraded binary started directly on the same home.
+    const node = await ChaindNode.start(join(dir.path, "net", "node"), {
+      binary: join(dir.path, "net", "node", "cosmovisor", "upgrades", "v2", "bin", "chaind"),
+    });
+    await node.stop();
+    if (notes.length === 0) notes.push(`Plan height ${height}; block time ${BLOCK_TIME_MS} ms.`);
+    return { downtimeMs: first - last, floorMs: node.firstBlockMs };
+  } finally {
+    await net?.stop();
+    dir.remove();
+  }
+}
+
+/**
+ * Issue 8.5: upgrade downtime under visor with the binary pre-fetched and without, against the time the new
+ * binary's `chaind start` takes to commit its first block on the same home.
+ */
+export async function upgradeDowntime(opts: BenchOptions): Promise<BenchSection> {
+  const dir = scratchDir("releases");
+  let server: ReleaseServer | null = null;
+  try {
+    const served = join(dir.path, "served");
+    mkdirSync(served);
+    server = await ReleaseServer.start({ dir: served });
+    const v1 = await buildFixtureRelease("v1", served, server.url);
+    const v2 = await buildFixtureRelease("v2", served, server.url);
+    const notes: string[] = [];
+    const withPrefetch: DowntimeRun[] = [];
+    const withoutPrefetch: DowntimeRun[] = [];
+    for (let i = 0; i < opts.runs; i++) {
+      withPrefetch.push(await oneUpgrade(v1, v2, true, notes));
+      withoutPrefetch.push(await oneUpgrade(v1, v2, false, notes));
+    }
+    const floor = figure(
+      "chaind start to first block (v2, same home)",
+      "ms",
+      [...withPrefetch, ...withoutPrefetch].map((r) => r.floorMs),
+    );
+    notes.push(
+      "Downtime includes one block time: the old binary waits timeout_commit before it starts the plan height and halts; the floor includes one timeout_commit too (the first block waits for it).",
+      "Ratios are downtime / floor: 1.0 would mean the upgrade costs no more than a plain restart.",
+    );
+    return {
+      id: "downtime",
+      title: "Upgrade downtime",
+      params: { runsPerVariant: opts.runs, blockTimeMs: BLOCK_TIME_MS },
+      figures: [
+        floor,
+        figure(
+          "downtime, binary pre-fetched",
+          "ms",
+          withPrefetch.map((r) => r.downtimeMs),
+          floor,
+        ),
+        figure(
+          "downtime, binary downloaded at the halt",
+          "ms",
+          withoutPrefetch.map((r) => r.downtimeMs),
+          floor,
+        ),
+      ],
+      notes,
+    };
+  } finally {
+    await server?.close();
+    dir.remove();
+  }
+}
