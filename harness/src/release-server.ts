@@ -4,7 +4,16 @@ import type { AddressInfo } from "node:net";
 import { basename, join } from "node:path";
 
 /** What a test may make the server do to one file, to prove the supervisor copes. */
-export type ReleaseFault = "status-500" | "drop-midway" | "corrupt";
+export type ReleaseFault =
+  | "status-500"
+  /** Half the bytes, then the connection is cut. */
+  | "drop-midway"
+  /** Half the bytes, then nothing more, the connection held open. */
+  | "stall"
+  /** A complete, well-formed answer holding only the first half of the file. */
+  | "truncated"
+  /** Every byte, with one flipped. */
+  | "corrupt";
 
 export interface ReleaseServerOptions {
   /** The folder whose files are served by name (`GET /<file>`), e.g. the output of `npm run release`. */
@@ -71,18 +80,18 @@ export class ReleaseServer {
       res.writeHead(500).end("injected failure\n");
       return;
     }
-    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(size) });
-    const stream = createReadStream(path);
-    if (f?.fault === "drop-midway") {
-      let sent = 0;
-      stream.on("data", (chunk) => {
-        sent += chunk.length;
-        if (sent >= size / 2) {
-          stream.destroy();
-          res.destroy();
-        }
-      });
+    const half = Math.floor(size / 2);
+    const length = f?.fault === "truncated" ? half : size;
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(length) });
+    if (f?.fault === "stall" || f?.fault === "drop-midway") {
+      createReadStream(path, { end: half - 1 })
+        .on("data", (chunk) => res.write(chunk))
+        .on("end", () => {
+          if (f.fault === "drop-midway") res.destroy();
+        });
+      return;
     }
+    const stream = createReadStream(path, { end: length - 1 });
     if (f?.fault === "corrupt") {
       let first = true;
       stream.on("data", (chunk) => {

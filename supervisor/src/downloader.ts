@@ -27,6 +27,9 @@ export interface DownloadOptions {
 
 export const DEFAULT_DOWNLOAD: DownloadOptions = { retries: 4, stallTimeoutMs: 30_000, backoffMs: 500 };
 
+/** Errors of the local disk: another attempt would fail the same way, so they stop the download at once. */
+const LOCAL_WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
+
 class Retryable extends Error {}
 
 /**
@@ -122,6 +125,9 @@ async function attemptDownload(
     await pipeline(body, meter, createWriteStream(partial, { mode: 0o600 }));
   } catch (e) {
     if (e instanceof Retryable) throw e;
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (LOCAL_WRITE_ERRORS.has(code))
+      throw new VisorError("DOWNLOAD", `cannot write ${partial}: ${(e as Error).message}`);
     throw new Retryable((e as Error).message);
   } finally {
     clearTimeout(stall);

@@ -59,7 +59,7 @@ export async function ensureUpgradeBinary(
     const got = await downloadFile(
       artifact,
       file,
-      { ...DEFAULT_DOWNLOAD, onProgress: deps.onProgress },
+      { ...DEFAULT_DOWNLOAD, stallTimeoutMs: config.downloadStallTimeoutMs, onProgress: deps.onProgress },
       deps,
     );
     deps.logger.info("download verified", {

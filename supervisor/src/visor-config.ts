@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { parse } from "smol-toml";
 import { parseGoDuration } from "../../node/src/config/go-duration.js";
+import { DEFAULT_DOWNLOAD } from "./downloader.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
@@ -33,6 +34,8 @@ export interface VisorConfig {
   prefetch: boolean;
   /** visor: react to file events on the data folder (off for file systems without them: polling only). */
   watchEvents: boolean;
+  /** visor: a download that receives no byte for this long is cut and retried. */
+  downloadStallTimeoutMs: number;
   /** visor: how many data backups to keep (older ones are removed); 0 keeps all. */
   backupKeep: number;
   /** visor: Prometheus metrics listener (host:port), empty for none. */
@@ -65,6 +68,7 @@ const KEYS: Record<keyof VisorConfig, string> = {
   rpcAddress: "VISOR_RPC_ADDRESS",
   prefetch: "VISOR_PREFETCH",
   watchEvents: "VISOR_WATCH_EVENTS",
+  downloadStallTimeoutMs: "VISOR_DOWNLOAD_STALL_TIMEOUT",
   backupKeep: "VISOR_BACKUP_KEEP",
   metricsAddress: "VISOR_METRICS_ADDRESS",
   trustedKeys: "VISOR_TRUSTED_KEYS",
@@ -186,6 +190,12 @@ export function loadVisorConfig(
     rpcAddress: src.VISOR_RPC_ADDRESS || listen.rpc,
     prefetch: bool(src, KEYS.prefetch, true),
     watchEvents: bool(src, KEYS.watchEvents, true),
+    downloadStallTimeoutMs: duration(
+      src,
+      KEYS.downloadStallTimeoutMs,
+      DEFAULT_DOWNLOAD.stallTimeoutMs,
+      false,
+    ),
     backupKeep: uint(src, KEYS.backupKeep, 3),
     metricsAddress: src.VISOR_METRICS_ADDRESS ?? "",
     trustedKeys: (src.VISOR_TRUSTED_KEYS ?? "")
