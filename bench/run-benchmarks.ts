@@ -9,7 +9,9 @@ import { writeBenchmarksDoc } from "./benchmarks-doc.js";
 import { detectionLatency } from "./detection-latency.js";
 import { downloadVerify } from "./download-verify.js";
 import { grpcThroughput } from "./grpc-throughput.js";
+import { historyReads } from "./history-reads.js";
 import { describeMachine } from "./machine.js";
+import { nodeMemory } from "./node-memory.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, resultsPath, writeResults } from "./results-file.js";
 import { removeAllScratchDirs } from "./scratch-dir.js";
@@ -27,6 +29,8 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["download", downloadVerify],
   ["backup", backup],
   ["downtime", upgradeDowntime],
+  ["history", historyReads],
+  ["memory", nodeMemory],
 ];
 
 /** The order sections appear in the results and the doc (the numbering). */

@@ -1,0 +1,91 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ChainNode } from "../node/src/chain/chain-node.js";
+import { QueryBalanceRequestSchema } from "../node/src/gen/sdk/bank/v1beta1/query_pb.js";
+import { QueryCurrentPlanRequestSchema } from "../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import { silentLogger } from "../node/src/logging/logger.js";
+import { BENCH_DEFINITION } from "./bench-home.js";
+import type { BenchOptions } from "./bench-options.js";
+import { type BenchSection, type Figure, figure } from "./bench-result.js";
+import { bigHistoryHome, SEND_EVERY } from "./big-history-home.js";
+
+const DISTANCES = [1, 1000, 10_000, 100_000];
+
+/** Mean µs per query over `n` reads at `height`, through the App's query router (what every transport calls). */
+async function meanReadMicros(node: ChainNode, path: string, data: Uint8Array, height: number, n: number) {
+  for (let i = 0; i < 50; i++) await node.app.query(path, data, height);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await node.app.query(path, data, height);
+  return ((performance.now() - t0) * 1000) / n;
+}
+
+/**
+ * Issue 8.3: latency of reads at 1, 1k, 10k and 100k blocks back against the same read at the latest height, on
+ * the big-history chain; and the store's size on disk per block.
+ */
+export async function historyReads(opts: BenchOptions): Promise<BenchSection> {
+  const chain = await bigHistoryHome(opts);
+  const node = await ChainNode.open(
+    { home: chain.home, definition: BENCH_DEFINITION },
+    { logger: silentLogger },
+  );
+  try {
+    const latest = node.store.latestHeight;
+    const reads = opts.quick ? 500 : 3000;
+    const queries = [
+      {
+        name: "Balance",
+        path: "/sdk.bank.v1beta1.Query/Balance",
+        data: toBinary(
+          QueryBalanceRequestSchema,
+          create(QueryBalanceRequestSchema, { address: chain.receiver, denom: "stake" }),
+        ),
+      },
+      {
+        name: "CurrentPlan",
+        path: "/sdk.upgrade.v1beta1.Query/CurrentPlan",
+        data: toBinary(QueryCurrentPlanRequestSchema, create(QueryCurrentPlanRequestSchema)),
+      },
+    ];
+    const distances = DISTANCES.filter((d) => d < latest);
+    const figures: Figure[] = [];
+    for (const q of queries) {
+      const atLatest: number[] = [];
+      const back = new Map<number, number[]>(distances.map((d) => [d, []]));
+      for (let r = 0; r < opts.runs; r++) {
+        atLatest.push(await meanReadMicros(node, q.path, q.data, latest, reads));
+        for (const d of distances)
+          back.get(d)!.push(await meanReadMicros(node, q.path, q.data, latest - d, reads));
+      }
+      const floor = figure(`${q.name} at the latest height`, "µs", atLatest);
+      figures.push(floor);
+      for (const d of distances)
+        figures.push(figure(`${q.name} ${d.toLocaleString("en-US")} blocks back`, "µs", back.get(d)!, floor));
+    }
+    const perBlock = (chain.bytesAtEnd - chain.bytesAfterGenesis) / (chain.blocks - 1);
+    figures.push(figure("store size per block (after genesis)", "bytes", [perBlock]));
+    figures.push(figure("store size after genesis", "MiB", [chain.bytesAfterGenesis / 1024 / 1024]));
+    figures.push(figure("store size at the end", "MiB", [chain.bytesAtEnd / 1024 / 1024]));
+    const missing = DISTANCES.filter((d) => d >= latest);
+    return {
+      id: "history",
+      title: "Historical reads and store size",
+      params: {
+        blocks: chain.blocks,
+        accounts: chain.accounts,
+        readsPerFigure: reads,
+        runs: opts.runs,
+        sendEveryBlocks: SEND_EVERY,
+      },
+      figures,
+      notes: [
+        `Chain built in-process in ${Math.round(chain.buildSeconds)} s (pruning "nothing"); the Balance read is of the account every send pays, so it has a version every ${SEND_EVERY} blocks.`,
+        ...(missing.length > 0
+          ? [`Not measured at ${missing.join(", ")} blocks back: this chain has only ${latest} blocks.`]
+          : []),
+        "Store size is LevelDB's folder (apparent bytes) after genesis and at the end; per block is the growth divided by the blocks, compaction included.",
+      ],
+    };
+  } finally {
+    await node.close();
+  }
+}
