@@ -33,9 +33,14 @@ export interface JsonRpcServerOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
-  /** Time a client has to send its whole request. */
+  /** Time a client has to send its whole request (headers included); 0 = no limit. */
   readTimeoutMs: number;
+  /** Connections served at once; more are dropped on accept. CometBFT's `max_open_connections` default: 900. */
+  maxOpenConnections?: number;
 }
+
+/** CometBFT's default `rpc.max_open_connections`. */
+export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = 900;
 
 type RpcId = string | number | null;
 
@@ -55,11 +60,20 @@ export class JsonRpcServer {
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
     const server = createServer(
-      { requestTimeout: opts.readTimeoutMs, headersTimeout: opts.readTimeoutMs },
+      {
+        requestTimeout: opts.readTimeoutMs,
+        headersTimeout: opts.readTimeoutMs || undefined,
+        // Node checks request deadlines on this interval (30 s by default): check often enough to honour them,
+        // so a client trickling its headers a byte at a time is cut at the read timeout, not up to 30 s later.
+        connectionsCheckingInterval:
+          opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
+      },
       (req, res) => {
         void handle(req, res, opts, methods, deps.logger);
       },
     );
+    const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
+    if (maxConnections > 0) server.maxConnections = maxConnections;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(opts.port, opts.host, () => {
@@ -88,15 +102,31 @@ function errorBody(id: RpcId, e: JsonRpcError) {
   return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
 }
 
-async function readBody(req: IncomingMessage, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/**
+ * Reads a body of at most `max` bytes. Past the limit it fails at once but keeps draining what the client still
+ * sends (discarding it): leaving a `for await` would destroy the socket, and the client would see a reset
+ * connection instead of the 413 answer.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        reject(new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${max} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("error", reject);
+    req.once("end", () => {
+      if (!over) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
 }
 
 async function call(
