@@ -1,5 +1,5 @@
 import { randomFillSync } from "node:crypto";
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { Level } from "level";
@@ -7,6 +7,7 @@ import { silentLogger } from "../node/src/logging/logger.js";
 import { backupData } from "../supervisor/src/data-backup.js";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
+import { folderSize } from "./folder-size.js";
 import { scratchDir } from "./scratch-dir.js";
 
 /** Fills a LevelDB with ~`mb` MiB of incompressible values, so the folder is mostly immutable .ldb tables. */
@@ -30,19 +31,6 @@ async function fillLevelDb(path: string, mb: number): Promise<void> {
   }
 }
 
-function folderBytes(dir: string): { bytes: number; files: number } {
-  let bytes = 0;
-  let files = 0;
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const st = statSync(join(dir, name));
-    if (st.isFile()) {
-      bytes += st.size;
-      files++;
-    }
-  }
-  return { bytes, files };
-}
-
 /**
  * Issue 8.8: visor's backup of a data folder of real LevelDB tables (hard links for tables, copies for the rest,
  * checked) against `cp -a` of the same folder: a full copy, what cosmovisor's backup does.
@@ -52,7 +40,7 @@ export async function backup(opts: BenchOptions): Promise<BenchSection> {
   try {
     const data = join(dir.path, "home", "data");
     await fillLevelDb(join(data, "application.db"), opts.backupMb);
-    const size = folderBytes(data);
+    const size = folderSize(data);
     const cp: number[] = [];
     const visor: number[] = [];
     for (let i = 0; i < opts.runs; i++) {
