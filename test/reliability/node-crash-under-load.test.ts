@@ -50,7 +50,7 @@ describe("chaind killed with SIGKILL at random moments under tx load", () => {
         await node.proc;
         await load.stop();
         included.push(...load.included);
-        loadErrors += load.errors;
+        loadErrors += load.failures.length;
         for (const [h, hash] of node.committed()) {
           if (logged.has(h)) expect(hash, `height ${h} committed twice, differently`).toBe(logged.get(h));
           logged.set(h, hash);

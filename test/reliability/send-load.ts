@@ -19,11 +19,12 @@ export interface IncludedTx {
 /**
  * Signed bank sends from several accounts at once, each through `broadcast_tx_commit`, for as long as it runs.
  * Every send the node reports committed is recorded; any other answer (the node killed, halted or busy) is
- * counted and the sender asks the chain for its sequence again before the next send.
+ * recorded and the sender asks the chain for its sequence again before the next send.
  */
 export class SendLoad {
   readonly included: IncludedTx[] = [];
-  errors = 0;
+  /** When (performance.now()) each send failed, and why. */
+  readonly failures: { at: number; why: string }[] = [];
   private running = false;
   private loops: Promise<void>[] = [];
 
@@ -72,11 +73,11 @@ export class SendLoad {
           this.included.push({ hash: r.hash, height: Number(r.height) });
           account.sequence++;
         } else {
-          this.errors++;
+          this.failures.push({ at: performance.now(), why: `tx code ${r.tx_result.code}` });
           account = null;
         }
-      } catch {
-        this.errors++;
+      } catch (e) {
+        this.failures.push({ at: performance.now(), why: (e as Error).message });
         account = null;
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -63,6 +63,7 @@ export class BlockProducer {
   private loop: Promise<StopReason> | null = null;
   private wake: (() => void) | null = null;
   private readonly listeners = new Set<(b: CommittedBlock) => void>();
+  private readonly stopListeners = new Set<(r: StopReason) => void>();
   /** A hook consulted after each commit; a returned string halts the node with that reason. */
   haltCheck: (b: CommittedBlock) => string | null = () => null;
 
@@ -82,11 +83,22 @@ export class BlockProducer {
     return () => this.listeners.delete(fn);
   }
 
+  /** Called once when production stops (requested, halted or failed), so waiters need not wait it out. */
+  onStop(fn: (r: StopReason) => void): () => void {
+    this.stopListeners.add(fn);
+    return () => this.stopListeners.delete(fn);
+  }
+
   /** Starts the loop; the promise settles when production stops, saying why. */
   start(): Promise<StopReason> {
     if (this.loop) return this.loop;
     this.running = true;
-    this.loop = this.run();
+    this.loop = this.run().then((reason) => {
+      // Stopped production may be started again (tests do; an operator's node restarts as a new process).
+      this.loop = null;
+      for (const l of [...this.stopListeners]) l(reason);
+      return reason;
+    });
     return this.loop;
   }
 

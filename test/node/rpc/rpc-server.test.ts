@@ -183,4 +183,18 @@ describe("CometBFT-compatible JSON-RPC", () => {
     expect((await rpc("abci_info")).result.response.data).toBe("chaind");
     expect((await rpc("num_unconfirmed_txs")).result.total).toMatch(/^\d+$/);
   });
+
+  // Last: it stops the block producer for good.
+  it("broadcast_tx_commit answers at once when the node stops before the tx is in a block", async () => {
+    const tx = await signedSend("5");
+    const before = node.mempool.size;
+    const pending = rpc("broadcast_tx_commit", { tx: Buffer.from(tx).toString("base64") });
+    // In the mempool means the node already waits for its block.
+    while (node.mempool.size === before) await new Promise((r) => setTimeout(r, 5));
+    void node.producer.start();
+    await node.producer.stop();
+    const { error } = await pending;
+    expect(error?.message).toBe("Internal error");
+    expect(error?.data).toMatch(/^the node stopped before tx [0-9A-F]{64} was included in a block$/);
+  });
 });

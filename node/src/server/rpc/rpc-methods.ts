@@ -129,16 +129,28 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
   function waitForTx(hash: Uint8Array, timeoutMs: number): Promise<{ height: number; result: TxResult }> {
     return new Promise((resolve, reject) => {
       const hex = hexUpper(hash);
+      const done = () => {
+        clearTimeout(timer);
+        offCommit();
+        offStop();
+      };
       const timer = setTimeout(() => {
-        off();
+        done();
         reject(JsonRpcError.internal(`timed out waiting for tx ${hex} to be included in a block`));
       }, timeoutMs);
-      const off = producer.onCommit((b: CommittedBlock) => {
+      // A waiter never keeps a stopping process alive; its connection is closed with the server.
+      timer.unref();
+      const offCommit = producer.onCommit((b: CommittedBlock) => {
         const i = (b.block.data?.txs ?? []).findIndex((t) => hexUpper(sha256(t)) === hex);
         if (i < 0) return;
-        clearTimeout(timer);
-        off();
+        done();
         resolve({ height: b.height, result: b.txResults[i] });
+      });
+      // A node stopping (an upgrade halt, a signal) answers at once instead of holding the waiter, and with it
+      // the process, until the timeout.
+      const offStop = producer.onStop(() => {
+        done();
+        reject(JsonRpcError.internal(`the node stopped before tx ${hex} was included in a block`));
       });
     });
   }
