@@ -352,7 +352,14 @@ describe("slow and greedy clients", () => {
       { backend: queryBackend(node), logger: silentLogger, metrics: null },
     );
     rpc = await JsonRpcServer.start(
-      { host: "127.0.0.1", port: 0, maxBodyBytes: 1000, readTimeoutMs: 600, maxOpenConnections: 3 },
+      {
+        host: "127.0.0.1",
+        port: 0,
+        maxBodyBytes: 1000,
+        readTimeoutMs: 600,
+        maxOpenConnections: 3,
+        writeTimeoutMs: 600,
+      },
       rpcMethods(node),
       { logger: silentLogger },
     );
@@ -403,6 +410,39 @@ describe("slow and greedy clients", () => {
       expect(answer === "" || /^HTTP\/1\.1 408/.test(answer), answer).toBe(true);
       expect(Date.now() - started).toBeLessThan(3000);
     });
+
+    it(`${which}: closes a connection that never sends a byte`, async () => {
+      const s = await connect(address());
+      const started = Date.now();
+      const answer = await untilClosed(s);
+      expect(answer === "" || /^HTTP\/1\.1 408/.test(answer), answer).toBe(true);
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    if (which === "RPC")
+      it("RPC: closes the connection of a client that sends requests but never reads the answers", async () => {
+        const s = await connect(address());
+        s.pause();
+        s.on("error", () => {});
+        // Pipelined requests whose answers fill the socket buffers, since the client reads none of them.
+        const requests = 20_000;
+        s.write("GET /genesis HTTP/1.1\r\nHost: x\r\n\r\n".repeat(requests));
+        await new Promise((r) => setTimeout(r, 2500));
+        // A paused socket does not see the close: read now. A server that gave up sent only part of the answers.
+        let received = "";
+        s.setEncoding("latin1");
+        s.on("data", (d: string) => {
+          received += d;
+        });
+        const started = Date.now();
+        s.resume();
+        await new Promise<void>((r) => s.on("close", () => r()));
+        expect(Date.now() - started).toBeLessThan(4000);
+        const answered = received.split("HTTP/1.1 200").length - 1;
+        expect(answered).toBeGreaterThan(0);
+        expect(answered).toBeLessThan(requests);
+        expect((await exchange(address(), { method: "GET", path: "/health" })).status).toBe(200);
+      });
 
     it(`${which}: drops connections beyond its maximum and serves again once they close`, async () => {
       const held = await Promise.all([connect(address()), connect(address()), connect(address())]);

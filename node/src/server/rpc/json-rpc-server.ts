@@ -37,10 +37,18 @@ export interface JsonRpcServerOptions {
   readTimeoutMs: number;
   /** Connections served at once; more are dropped on accept. CometBFT's `max_open_connections` default: 900. */
   maxOpenConnections?: number;
+  /**
+   * Time the server has to hand over a whole answer; past it the connection is closed, so a client that never
+   * reads cannot hold it (and its buffers) forever. CometBFT: 10 s, raised above timeout_broadcast_tx_commit.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** CometBFT's default `rpc.max_open_connections`. */
 export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = 900;
+
+/** CometBFT's RPC write timeout (its server's default; the node raises it above timeout_broadcast_tx_commit). */
+export const DEFAULT_RPC_WRITE_TIMEOUT_MS = 10_000;
 
 type RpcId = string | number | null;
 
@@ -59,6 +67,7 @@ export class JsonRpcServer {
     methods: ReadonlyMap<string, RpcMethod>,
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
+    const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
     const server = createServer(
       {
         requestTimeout: opts.readTimeoutMs,
@@ -69,6 +78,12 @@ export class JsonRpcServer {
           opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
       },
       (req, res) => {
+        // Go's WriteTimeout: the whole answer within the deadline, or the connection is closed (a client that
+        // stops reading would otherwise hold the socket and the answers queued for it forever).
+        if (writeTimeoutMs > 0) {
+          const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
+          res.once("close", () => clearTimeout(timer));
+        }
         void handle(req, res, opts, methods, deps.logger);
       },
     );
