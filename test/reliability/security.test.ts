@@ -253,6 +253,29 @@ describe("a fresh `chaind init` home", () => {
     expect(cfg.rpc.maxBodyBytes).toBe(1_000_000);
   });
 
+  it("a `chaind testnet` home turns the listeners on, still on loopback only, with CORS off", async () => {
+    const dev = mkdtempSync(join(tmpdir(), "chaind-testnet-"));
+    try {
+      const r = await chaind(["testnet", "--home", join(dev, "h")]);
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const app = readAppConfig(join(dev, "h", "config", "app.toml"));
+      const cfg = readNodeConfig(join(dev, "h", "config", "config.toml"));
+      for (const [setting, address] of [
+        ["api.address", app.api.address],
+        ["grpc.address", app.grpc.address],
+        ["telemetry.address", app.telemetry.address],
+        ["rpc.laddr", cfg.rpc.laddr],
+      ]) {
+        const { host } = parseListenAddress(address, setting);
+        expect(await isLoopback(host), `${setting} = ${address}`).toBe(true);
+      }
+      expect(app.api.enable).toBe(true);
+      expect(app.api.enabledUnsafeCors).toBe(false);
+    } finally {
+      rmSync(dev, { recursive: true, force: true });
+    }
+  });
+
   it("serves on loopback from those addresses, without Swagger or CORS, and holds the body and header limits", async () => {
     const node = await ChainNode.open({ home, definition: TEST_DEFINITION }, { logger: silentLogger });
     const servers: NodeServer[] = [];
