@@ -7,6 +7,7 @@ import { GrpcCode } from "../../node/src/errors/grpc-code.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { randomMessage } from "./random-message.js";
+import { fuzzAssert } from "./fuzz-assert.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -45,7 +46,12 @@ describe("query handlers under random request messages", () => {
       path.startsWith("/sdk.gov.") &&
       ((msg as { pagination?: { key?: Uint8Array } }).pagination?.key?.length ?? 0) !== 0 &&
       bytes.length > 0;
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "query handlers",
+        property: "answers or refuses every random request with a coded error",
+        runs: RUNS,
+      },
       fc.asyncProperty(fc.nat(), fc.gen(), fc.constantFrom(0, 1, 2), async (i, g, height) => {
         const { path, input } = methods[i % methods.length];
         const msg = randomMessage(g, input, strings);
@@ -61,7 +67,6 @@ describe("query handlers under random request messages", () => {
           expect(ce.message.length, what).toBeGreaterThan(0);
         }
       }),
-      { numRuns: RUNS },
     );
   });
 });

@@ -10,6 +10,7 @@ import { startRestServer } from "../../node/src/server/rest/rest-server.js";
 import { anyOf, TxSigner } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { exchange, HEADER_CHAR_CODES, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
+import { fuzzAssert } from "./fuzz-assert.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -237,7 +238,12 @@ describe("REST gateway under random bad input", () => {
   });
 
   it("answers random values in every route's path and query with a clean status and error body", async () => {
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "REST bad input",
+        property: "answers random values in every route's path and query with a clean status and error body",
+        runs: RUNS,
+      },
       fc.asyncProperty(routePath(routes), heightHeaders, async ({ route, path }, headers) => {
         // Known bug outside this suite's reach (node/src/modules/gov, see /work/helpers/v3/R-findings.md): a
         // gov pagination key that is not 8 bytes answers 500 "Invalid DataView length 8".
@@ -245,7 +251,6 @@ describe("REST gateway under random bad input", () => {
         const a = await exchange(api.address, { method: route.method, path, headers, agent });
         expectCleanAnswer(a, route.method, `${route.method} ${path} ${JSON.stringify(headers)}`);
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
@@ -262,12 +267,16 @@ describe("REST gateway under random bad input", () => {
       fc.constantFrom("*", "//", "//sdk/bank/v1beta1/params", "http://x/sdk", "http://[", "/?", "/#"),
     );
     const method = fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE");
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "REST bad input",
+        property: "answers random paths, methods and junk URLs cleanly",
+        runs: RUNS,
+      },
       fc.asyncProperty(method, path, queryString, heightHeaders, async (m, p, q, headers) => {
         const a = await exchange(api.address, { method: m, path: p + q, headers, agent });
         expectCleanAnswer(a, m, `${m} ${p}${q}`);
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
@@ -275,7 +284,12 @@ describe("REST gateway under random bad input", () => {
   it("answers random bodies on the POST routes (broadcast, simulate) with a clean error", async () => {
     const posts = routes.filter((r) => r.method === "POST");
     expect(posts.length).toBeGreaterThan(0);
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "REST bad input",
+        property: "answers random bodies on the POST routes (broadcast, simulate) with a clean error",
+        runs: RUNS,
+      },
       fc.asyncProperty(
         fc.constantFrom(...posts),
         fc.boolean(),
@@ -293,7 +307,6 @@ describe("REST gateway under random bad input", () => {
             expect((JSON.parse(a.text) as Json).tx_response?.code, `${path} ${body}`).toBeGreaterThan(0);
         },
       ),
-      { numRuns: RUNS },
     );
     await stillServing();
   });

@@ -8,6 +8,7 @@ import { rpcMethods } from "../../node/src/server/rpc/rpc-methods.js";
 import { startRpcServer } from "../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { exchange, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
+import { fuzzAssert } from "./fuzz-assert.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -202,21 +203,27 @@ describe("JSON-RPC under random bad input", () => {
   });
 
   it("answers random single requests with a result or a JSON-RPC error, never an unexplained -32603", async () => {
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "JSON-RPC bad input",
+        property:
+          "answers random single requests with a result or a JSON-RPC error, never an unexplained -32603",
+        runs: RUNS,
+      },
       fc.asyncProperty(rpcRequest(known), async (request) => {
         const body = short(JSON.stringify(request));
         const a = await post(JSON.stringify(request));
         expect(a.status, body).toBe(200);
         expectCleanResponse(parsed(a, body), request, body);
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
 
   it("answers random batches element by element", async () => {
     const element = fc.oneof(rpcRequest(known), fc.jsonValue({ maxDepth: 1 }));
-    await fc.assert(
+    await fuzzAssert(
+      { suite: "JSON-RPC bad input", property: "answers random batches element by element", runs: RUNS },
       fc.asyncProperty(fc.array(element, { maxLength: 6 }), async (batch) => {
         const body = short(JSON.stringify(batch));
         const a = await post(JSON.stringify(batch));
@@ -231,7 +238,6 @@ describe("JSON-RPC under random bad input", () => {
           expectCleanResponse(r[i], req, `${body} [${i}]`);
         });
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
@@ -243,7 +249,12 @@ describe("JSON-RPC under random bad input", () => {
       fc.jsonValue({ maxDepth: 2 }).map((j) => JSON.stringify(j) ?? "null"),
       fc.constantFrom("", "{", "[", "[]", "null", "{}", '{"jsonrpc":"2.0"', "\u0000", "\ufeff{}"),
     );
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "JSON-RPC bad input",
+        property: "answers malformed JSON with -32700 and JSON that is no request with -32600",
+        runs: RUNS,
+      },
       fc.asyncProperty(text, async (body) => {
         const a = await post(body);
         expect(a.status, body).toBe(200);
@@ -267,7 +278,6 @@ describe("JSON-RPC under random bad input", () => {
         }
         if (valid && !Array.isArray(json)) expectCleanResponse(r, json, body);
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
@@ -287,7 +297,12 @@ describe("JSON-RPC under random bad input", () => {
       fc.string({ maxLength: 12 }).map(encodeURIComponent),
       fc.constantFrom("broadcast_tx_sync/", "status/x", "%", "%zz"),
     );
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "JSON-RPC bad input",
+        property: "answers the URI form (GET /<method>?name=value) with JSON errors and the matching status",
+        runs: RUNS,
+      },
       fc.asyncProperty(name, query, async (m, q) => {
         const target = `/${m}${q ? `?${q}` : ""}`;
         const path = short(target);
@@ -307,7 +322,6 @@ describe("JSON-RPC under random bad input", () => {
         const status = r.error.code === -32601 ? 404 : r.error.code === -32603 ? 500 : 400;
         expect(a.status, `${path} -> ${a.text}`).toBe(status);
       }),
-      { numRuns: RUNS },
     );
     await stillServing();
   });
@@ -319,7 +333,13 @@ describe("JSON-RPC under random bad input", () => {
         `/${svc.typeName.replace(/^sdk\./, "cosmos.")}/${m.name}`,
       ]),
     );
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "JSON-RPC bad input",
+        property:
+          "abci_query: random request bytes to every query handler get a coded answer, never an internal fault",
+        runs: RUNS * 2,
+      },
       fc.asyncProperty(
         fc.constantFrom(...paths),
         fc.uint8Array({ maxLength: 64 }),
@@ -342,7 +362,6 @@ describe("JSON-RPC under random bad input", () => {
           expect(log.length, what).toBeGreaterThan(0);
         },
       ),
-      { numRuns: RUNS * 2 },
     );
   });
 

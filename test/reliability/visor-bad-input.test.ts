@@ -23,6 +23,7 @@ import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import { readUpgradeInfo } from "../../supervisor/src/upgrade-info.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
 import { VisorLayout } from "../../supervisor/src/visor-layout.js";
+import { fuzzAssert } from "./fuzz-assert.js";
 import { soakSize } from "./soak-size.js";
 import { type TarEntry, tarOf } from "./tar-builder.js";
 
@@ -98,7 +99,13 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
   it("reads random upgrade-info.json contents as a valid plan, null when empty, or a clean UPGRADE_INFO error", async () => {
     const layout = new VisorLayout({ home: dir, name: "chaind", disableRecase: false });
     const file = join(dir, "upgrade-info.json");
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "visor bad input",
+        property:
+          "reads random upgrade-info.json contents as a valid plan, null when empty, or a clean UPGRADE_INFO error",
+        runs: RUNS,
+      },
       fc.asyncProperty(upgradeInfoText, async (text) => {
         writeFileSync(file, text);
         const got = await outcome(() => readUpgradeInfo(file), ["UPGRADE_INFO"]);
@@ -119,14 +126,18 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
         if (folder instanceof VisorError) return;
         expect(dirname(folder), text).toBe(layout.upgradesDir);
       }),
-      { numRuns: RUNS },
     );
   });
 
-  it("maps any upgrade name to one folder under upgrades/, or refuses it", () => {
+  it("maps any upgrade name to one folder under upgrades/, or refuses it", async () => {
     for (const disableRecase of [false, true]) {
       const layout = new VisorLayout({ home: dir, name: "chaind", disableRecase });
-      fc.assert(
+      await fuzzAssert(
+        {
+          suite: "visor bad input",
+          property: `maps any upgrade name to one folder under upgrades/ (disableRecase ${disableRecase})`,
+          runs: RUNS,
+        },
         fc.property(
           fc.oneof(
             fc.string({ maxLength: 40 }),
@@ -145,7 +156,6 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
             expect(rel !== ".." && !rel.startsWith(`..${sep}`), JSON.stringify(name)).toBe(true);
           },
         ),
-        { numRuns: RUNS },
       );
     }
   });
@@ -193,7 +203,12 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
       // Not a URL this machine would fetch: random text that does not start like http(s)/file.
       fc.string({ maxLength: 60 }).filter((s) => !/^\s*(https?|file):/i.test(s)),
     );
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "visor bad input",
+        property: "reads random inline Plan.info as an artifact URL or a clean PLAN_INFO / CHECKSUM error",
+        runs: RUNS,
+      },
       fc.asyncProperty(info, fc.boolean(), async (text, mustHaveChecksum) => {
         const got = await outcome(
           () => artifactForPlan(text, { mustHaveChecksum }, { logger: silentLogger }),
@@ -202,7 +217,6 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
         expectArtifact(got, text);
         if (!(got instanceof VisorError) && mustHaveChecksum) expect(got.checksum, text).not.toBeNull();
       }),
-      { numRuns: RUNS },
     );
   });
 
@@ -213,7 +227,13 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
       fc.constant(Buffer.alloc(1024 * 1024 + 1, 0x20)),
     );
     let n = 0;
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "visor bad input",
+        property:
+          "reads Plan.info URLs to random documents (bad JSON, HTTP errors, huge, wrong checksum) cleanly",
+        runs: Math.ceil(RUNS / 4),
+      },
       fc.asyncProperty(
         body,
         fc.constantFrom(200, 200, 200, 404, 500, 302),
@@ -234,7 +254,6 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
             expect(got, `${status} ${checksum}`).toBeInstanceOf(VisorError);
         },
       ),
-      { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 });
@@ -445,7 +464,12 @@ describe("installing hostile archives", () => {
       tarOf([bin, { path: "lib/libx.so", data: "lib".repeat(200) }]),
       tarOf([bin, { path: "lib/libx.so", data: "lib".repeat(200) }], { gzip: true }),
     ];
-    await fc.assert(
+    await fuzzAssert(
+      {
+        suite: "visor bad input",
+        property: "installs or cleanly refuses randomly damaged archives, never writing outside",
+        runs: ARCHIVE_RUNS,
+      },
       fc.asyncProperty(
         fc.nat({ max: 1 }),
         fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
@@ -465,7 +489,6 @@ describe("installing hostile archives", () => {
           expect((result as Error).message.length).toBeGreaterThan(0);
         },
       ),
-      { numRuns: ARCHIVE_RUNS },
     );
   });
 });
