@@ -434,6 +434,22 @@ describe("slow and greedy clients", () => {
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
+    it(`${which}: shrugs off clients that hang up halfway through their body`, async () => {
+      const path = which === "REST" ? "/sdk/tx/v1beta1/simulate" : "/";
+      for (let i = 0; i < 20; i++) {
+        const s = await connect(address());
+        s.on("error", () => {});
+        s.write(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{"tx`,
+        );
+        await new Promise((r) => setTimeout(r, 5));
+        if (i % 2) s.destroy();
+        else s.resetAndDestroy();
+      }
+      const health = which === "REST" ? "/sdk/bank/v1beta1/params" : "/health";
+      expect((await exchange(address(), { method: "GET", path: health })).status).toBe(200);
+    });
+
     it(`${which}: closes a connection that never sends a byte`, async () => {
       const s = await connect(address());
       const started = Date.now();
