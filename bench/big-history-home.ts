@@ -49,7 +49,8 @@ async function build(opts: BenchOptions): Promise<BigHistoryHome> {
     await node.producer.produce();
     bytesAfterGenesis = folderSize(node.layout.dbDir).bytes;
     let sequence = 0n;
-    for (let h = 2; h <= opts.historyBlocks; h++) {
+    // Block 1 holds genesis; `historyBlocks` more follow, so a read `historyBlocks` back still lands on a block.
+    for (let h = 2; h <= opts.historyBlocks + 1; h++) {
       if (h % SEND_EVERY === 0) {
         const msg = create(MsgSendSchema, {
           fromAddress: sender.address,
@@ -80,7 +81,7 @@ async function build(opts: BenchOptions): Promise<BigHistoryHome> {
   return {
     home: dir.path,
     dataDir: node.layout.dbDir,
-    blocks: opts.historyBlocks,
+    blocks: opts.historyBlocks + 1,
     accounts: opts.accounts,
     sender,
     receiver,

@@ -11,8 +11,16 @@ import { scratchDir } from "./scratch-dir.js";
 
 const BLOCK_TIME_MS = 300;
 
+const variantName = (prefetch: boolean) => (prefetch ? "pre-fetched" : "downloaded at the halt");
+
 interface DowntimeRun {
   downtimeMs: number;
+  /** v1's last commit -> v1 exited (waiting timeout_commit, halting at the plan height, exiting). */
+  haltMs: number;
+  /** v1 exited -> v2 spawned: visor's own work (download unless pre-fetched, backup, switch, pre-upgrade). */
+  visorMs: number;
+  /** v2 spawned -> v2's first commit. */
+  startMs: number;
   /** `chaind start` of the v2 binary on the same home: spawn to its first committed block. */
   floorMs: number;
 }
@@ -29,6 +37,7 @@ async function oneUpgrade(
 ): Promise<DowntimeRun> {
   const dir = scratchDir("downtime");
   const commits = new Map<number, number>();
+  const lines: { at: number; line: string }[] = [];
   let net: LocalTestnet | null = null;
   try {
     await extractTar({ file: v1.archive, cwd: dir.path });
@@ -42,6 +51,7 @@ async function oneUpgrade(
         DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
       },
       echo: (line) => {
+        lines.push({ at: performance.now(), line });
         const m = line.match(/committed block .*height=(\d+)/);
         if (m && !commits.has(Number(m[1]))) commits.set(Number(m[1]), performance.now());
       },
@@ -56,6 +66,20 @@ async function oneUpgrade(
     const first = commits.get(height);
     if (last === undefined || first === undefined)
       throw new Error(`commit lines of heights ${height - 1} and ${height} not seen`);
+    const halted = lines.findIndex((l) => /UPGRADE "v2" NEEDED/.test(l.line));
+    const after = (re: RegExp) => lines.find((l, i) => i > halted && re.test(l.line))?.at ?? Number.NaN;
+    const exited = after(/daemon exited/);
+    const spawned = after(/starting daemon/);
+    if (!notes.some((n) => n.startsWith(`Visor's steps, ${variantName(prefetch)}`)))
+      notes.push(
+        `Visor's steps, ${variantName(prefetch)} (ms after v1 exited): ${lines
+          .filter((l) => l.at > exited && l.at <= spawned && /\bINF\b/.test(l.line))
+          .map(
+            (l) =>
+              `+${Math.round(l.at - exited)} ${l.line.replace(/^.*?INF /, "").replace(/ module=visor.*$/, "")}`,
+          )
+          .join("; ")}.`,
+      );
     await net.stop();
     net = null;
     // The floor: the upgraded binary started directly on the same home.
@@ -64,11 +88,38 @@ async function oneUpgrade(
     });
     await node.stop();
     if (notes.length === 0) notes.push(`Plan height ${height}; block time ${BLOCK_TIME_MS} ms.`);
-    return { downtimeMs: first - last, floorMs: node.firstBlockMs };
+    return {
+      downtimeMs: first - last,
+      haltMs: exited - last,
+      visorMs: spawned - exited,
+      startMs: first - spawned,
+      floorMs: node.firstBlockMs,
+    };
   } finally {
     await net?.stop();
     dir.remove();
   }
+}
+
+/** Where the downtime goes, read off the same log lines (no ratios: the parts add up to the downtime). */
+function breakdown(variant: string, runs: DowntimeRun[]) {
+  return [
+    figure(
+      `  ${variant}: v1 last commit -> v1 exited`,
+      "ms",
+      runs.map((r) => r.haltMs),
+    ),
+    figure(
+      `  ${variant}: v1 exited -> v2 spawned (visor)`,
+      "ms",
+      runs.map((r) => r.visorMs),
+    ),
+    figure(
+      `  ${variant}: v2 spawned -> v2 first commit`,
+      "ms",
+      runs.map((r) => r.startMs),
+    ),
+  ];
 }
 
 /**
@@ -118,6 +169,8 @@ export async function upgradeDowntime(opts: BenchOptions): Promise<BenchSection>
           withoutPrefetch.map((r) => r.downtimeMs),
           floor,
         ),
+        ...breakdown(variantName(true), withPrefetch),
+        ...breakdown(variantName(false), withoutPrefetch),
       ],
       notes,
     };
