@@ -4,6 +4,7 @@ import { watch } from "chokidar";
 import type { Logger } from "../../node/src/logging/logger.js";
 import { feedBatch } from "./batch-feed.js";
 import { NodeApi } from "./node-api.js";
+import { stopOrphanedDaemon } from "./orphaned-daemon.js";
 import { Prefetcher } from "./prefetcher.js";
 import { skipHeightsOf } from "./skip-heights.js";
 import { cleanStaging } from "./upgrade-binary.js";
@@ -63,6 +64,10 @@ export class VisorRunner {
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
     for (const s of signals) process.on(s, forward);
     cleanStaging(this.layout);
+    await stopOrphanedDaemon(this.status.previous, {
+      logger: this.deps.logger,
+      graceMs: Math.max(this.config.shutdownGraceMs, 10_000),
+    });
     try {
       for (;;) {
         if (this.stopping) return SIGNAL_CODES[this.stopping] ?? 1;

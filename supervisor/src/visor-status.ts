@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { UpgradePlan } from "./upgrade-info.js";
 
 export interface VisorStatus {
@@ -30,7 +30,17 @@ export class StatusFile {
     updated_at: new Date().toISOString(),
   };
 
-  constructor(private readonly path: string) {}
+  /** The file as the last visor left it, if any: its daemon may still run, its last upgrade still counts. */
+  readonly previous: VisorStatus | null;
+
+  constructor(private readonly path: string) {
+    try {
+      this.previous = JSON.parse(readFileSync(path, "utf8")) as VisorStatus;
+      this.status.last_upgrade = this.previous.last_upgrade ?? null;
+    } catch {
+      this.previous = null;
+    }
+  }
 
   update(patch: Partial<VisorStatus>): void {
     this.status = { ...this.status, ...patch, updated_at: new Date().toISOString() };

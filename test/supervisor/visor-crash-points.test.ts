@@ -108,4 +108,38 @@ describe("visor killed with SIGKILL at each step of an upgrade finishes it when 
         readdirSync(join(h.home, "data", "application.db")).sort(),
       );
   });
+
+  it("a visor killed while its daemon runs: the next visor stops that daemon before it launches its own", async () => {
+    await h.visor(["init", fakeBinary(h.root, "v1")]);
+    const status = () => JSON.parse(readFileSync(cosmovisor("visor-status.json"), "utf8"));
+    const alive = (pid: number) => {
+      try {
+        // A zombie (exited, not yet reaped by whoever adopted it) has stopped running.
+        return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+      } catch {
+        return false;
+      }
+    };
+    const first = h.start(["start"]);
+    await first.waitFor(/v1 height 2/);
+    const orphan = status().child_pid as number;
+    first.proc.kill("SIGKILL");
+    // Not first.exit(): the orphan holds visor's output pipe open until it is stopped.
+    await new Promise((r) => first.proc.once("exit", r));
+    try {
+      // SIGKILL gives visor no chance to stop its child: it is still there.
+      expect(alive(orphan)).toBe(true);
+      const second = h.start(["start"]);
+      await second.waitFor(new RegExp(`earlier visor still runs: stopping it first .*pid=${orphan}`));
+      await second.waitFor(/starting daemon/);
+      expect(alive(orphan)).toBe(false);
+      await second.waitFor(/v1 height/);
+      expect(status().child_pid).not.toBe(orphan);
+      second.proc.kill("SIGTERM");
+      expect(await second.exit(), second.output).toBe(0);
+      await first.proc;
+    } finally {
+      if (alive(orphan)) process.kill(orphan, "SIGKILL");
+    }
+  });
 });

@@ -1,0 +1,54 @@
+import { readFileSync } from "node:fs";
+import type { Logger } from "../../node/src/logging/logger.js";
+import type { VisorStatus } from "./visor-status.js";
+
+/** Running, and not a zombie: an orphan that exited stays in the table until whoever adopted it reaps it. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (alive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/**
+ * A visor killed with SIGKILL (the OOM killer, `systemctl kill -s KILL`, a power-cut of the supervisor alone)
+ * leaves its daemon running, and a second daemon on the same home would fail on the locked database. Before
+ * launching anything, visor stops the daemon the last visor recorded in the status file: SIGTERM, then SIGKILL
+ * after `graceMs`. The pid must still run the recorded binary (read from /proc), so a reused pid is left alone.
+ */
+export async function stopOrphanedDaemon(
+  previous: VisorStatus | null,
+  deps: { logger: Logger; graceMs: number },
+): Promise<void> {
+  const pid = previous?.child_pid;
+  const binary = previous?.running_binary;
+  if (!pid || !binary) return;
+  let command: string;
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return;
+  }
+  if (!command.includes(binary)) return;
+  deps.logger.warn("a daemon started by an earlier visor still runs: stopping it first", { pid, binary });
+  process.kill(pid, "SIGTERM");
+  if (await gone(pid, deps.graceMs)) return;
+  deps.logger.warn("the earlier daemon did not stop in time: killing it", { pid });
+  process.kill(pid, "SIGKILL");
+  await gone(pid, 5_000);
+}
