@@ -18,5 +18,9 @@ export async function fuzzAssert<Ts extends [unknown, ...unknown[]]>(
     skipped: details.numSkips,
     result: details.failed ? `FAILED (seed ${details.seed}, path ${details.counterexamplePath})` : "passed",
   });
-  if (details.failed) throw new Error(fc.defaultReportMessage(details));
+  if (details.failed) {
+    const cause = details.errorInstance;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new Error(`${fc.defaultReportMessage(details)}\nCaused by: ${why}`, { cause });
+  }
 }
