@@ -16,6 +16,7 @@ import {
 import { MsgDelegateSchema, MsgUndelegateSchema } from "../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
 import { signer } from "../../node/src/gen/sdk/msg/v1/msg_pb.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
+import { replayFromGenesis } from "../node/helpers/replay-chain.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { fuzzAssert } from "./fuzz-assert.js";
@@ -202,5 +203,11 @@ describe("signed txs with random messages", () => {
     expect((await node.mempool.add(honest)).code).toBe(0);
     expect((await node.producer.produce()).txResults.map((r) => r.code)).toEqual([0]);
     expect(seen.delivered).toBeGreaterThan(0);
+  });
+
+  it("replays every block of that chain on a fresh home to the same app hash (bad input is deterministic)", async () => {
+    const replayed = await replayFromGenesis(node, home.home);
+    expect(replayed.length).toBe(node.store.latestHeight);
+    expect(replayed.filter((r) => r.stored !== r.replayed)).toEqual([]);
   });
 });
