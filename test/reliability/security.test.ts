@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../node/src/app/address-codec.js";
@@ -16,6 +16,10 @@ import { signTxDirect } from "../../node/src/client/direct-signing.js";
 import { readAppConfig } from "../../node/src/config/app-config.js";
 import { readNodeConfig } from "../../node/src/config/node-config.js";
 import { moduleAddress } from "../../node/src/crypto/address.js";
+import {
+  QueryBalanceRequestSchema,
+  QueryBalanceResponseSchema,
+} from "../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
 import { TxRawSchema } from "../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
 import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
@@ -193,6 +197,29 @@ describe("transactions that must not pass", () => {
     );
     // The honest tx still goes through afterwards.
     expect((await deliver(good)).result?.code).toBe(0);
+  });
+
+  it("keeps nothing from a simulated tx: balances, sequence and app hash stay, and the tx still goes through", async () => {
+    const balance = async (address: string) => {
+      const { QueryBalanceRequestSchema, QueryBalanceResponseSchema } = await import(
+        "../../node/src/gen/sdk/bank/v1beta1/query_pb.js"
+      );
+      const { create: make } = await import("@bufbuild/protobuf");
+      const req = toBinary(
+        QueryBalanceRequestSchema,
+        make(QueryBalanceRequestSchema, { address, denom: "stake" }),
+      );
+      const r = await node.app.query("/sdk.bank.v1beta1.Query/Balance", req, 0);
+      return fromBinary(QueryBalanceResponseSchema, r.value).balance?.amount;
+    };
+    const tx = await send("1234");
+    const before = [await balance(alice.address), await balance(bob.address)];
+    const hash = Buffer.from(node.store.latestAppHash).toString("hex");
+    for (let i = 0; i < 3; i++) expect((await node.app.simulate(tx)).result.code).toBe(0);
+    expect([await balance(alice.address), await balance(bob.address)]).toEqual(before);
+    expect(Buffer.from(node.store.latestAppHash).toString("hex")).toBe(hash);
+    expect((await deliver(tx)).result?.code).toBe(0);
+    expect(await balance(bob.address)).toBe(String(BigInt(before[1] ?? "0") + 1234n));
   });
 
   it("refuses a replayed tx and a second tx with a used sequence", async () => {
