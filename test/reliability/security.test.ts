@@ -201,13 +201,9 @@ describe("transactions that must not pass", () => {
 
   it("keeps nothing from a simulated tx: balances, sequence and app hash stay, and the tx still goes through", async () => {
     const balance = async (address: string) => {
-      const { QueryBalanceRequestSchema, QueryBalanceResponseSchema } = await import(
-        "../../node/src/gen/sdk/bank/v1beta1/query_pb.js"
-      );
-      const { create: make } = await import("@bufbuild/protobuf");
       const req = toBinary(
         QueryBalanceRequestSchema,
-        make(QueryBalanceRequestSchema, { address, denom: "stake" }),
+        create(QueryBalanceRequestSchema, { address, denom: "stake" }),
       );
       const r = await node.app.query("/sdk.bank.v1beta1.Query/Balance", req, 0);
       return fromBinary(QueryBalanceResponseSchema, r.value).balance?.amount;
