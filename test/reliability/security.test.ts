@@ -506,6 +506,23 @@ describe("slow and greedy clients", () => {
         expect((await exchange(address(), { method: "GET", path: "/health" })).status).toBe(200);
       });
 
+    if (which === "RPC")
+      it("RPC: keeps an answered keep-alive connection open past the write timeout", async () => {
+        const s = await connect(address());
+        s.setEncoding("utf8");
+        let text = "";
+        s.on("data", (d: string) => {
+          text += d;
+        });
+        s.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(s.destroyed).toBe(false);
+        s.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+        await new Promise((r) => setTimeout(r, 200));
+        expect(text.split("HTTP/1.1 200").length - 1).toBe(2);
+        s.destroy();
+      });
+
     it(`${which}: drops connections beyond its maximum and serves again once they close`, async () => {
       const held = await Promise.all([connect(address()), connect(address()), connect(address())]);
       const extra = await connect(address());
