@@ -20,6 +20,8 @@ export interface BenchOptions {
   only: string[] | null;
   /** Write the results file only, leaving docs/BENCHMARKS.md as it is. */
   noDoc: boolean;
+  /** Run nothing: regenerate docs/BENCHMARKS.md from the newest results file (after editing the template). */
+  docOnly: boolean;
 }
 
 const FULL = {
@@ -45,7 +47,7 @@ const QUICK = {
 
 export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only rest,grpc,tx,detection,download,backup,downtime,history,memory]
   [--runs N] [--duration S] [--connections N] [--txs N] [--history-blocks N] [--accounts N]
-  [--download-mb N] [--backup-mb N] [--no-doc]`;
+  [--download-mb N] [--backup-mb N] [--no-doc] [--doc-only]`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -62,6 +64,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       "backup-mb": { type: "string" },
       only: { type: "string" },
       "no-doc": { type: "boolean", default: false },
+      "doc-only": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -89,5 +92,6 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     backupMb: num(values["backup-mb"], base.backupMb, "backup-mb"),
     only: values.only ? values.only.split(",").map((s) => s.trim()) : null,
     noDoc: values["no-doc"],
+    docOnly: values["doc-only"],
   };
 }

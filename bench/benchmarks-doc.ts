@@ -34,10 +34,15 @@ export function writeBenchmarksDoc(results: BenchResults, order: readonly string
     "{{machine}}",
     `${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB memory, ${m.platform}, Node ${m.node}`,
   );
-  doc = doc.replace(
-    "{{run}}",
-    `bench/results/${results.date}.json (${results.mode} run${results.mode === "full" ? "" : ": see each section's sizes"})`,
-  );
+  const modes = new Set(results.sections.map((s) => s.params.mode));
+  const mode = modes.size === 1 ? [...modes][0] : "mixed";
+  const sizes =
+    mode === "full"
+      ? "full sizes"
+      : mode === "quick"
+        ? "a --quick run at scaled-down sizes, given in each section"
+        : "some sections at full sizes, some from a --quick run; each section gives its sizes and mode";
+  doc = doc.replace("{{run}}", `bench/results/${results.date}.json (${sizes})`);
   for (const id of order) {
     const s = results.sections.find((x) => x.id === id);
     const failed = results.failures.find((f) => f.id === id);

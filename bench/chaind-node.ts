@@ -15,10 +15,17 @@ export class ChaindNode {
     const p = opts.binary
       ? new BenchProcess(opts.binary, ["start", "--home", home])
       : new BenchProcess("node", [CHAIND_CLI, "start", "--home", home]);
+    // A node that exits during start-up fails the wait at once instead of at the timeout.
+    const exited = p.proc.then((r) => {
+      throw new Error(
+        `chaind exited with ${r.exitCode ?? r.signal}; last lines:\n${p.lines.slice(-10).join("\n")}`,
+      );
+    });
+    exited.catch(() => {});
     try {
-      const api = await p.waitFor(/\bapi listening address=(\S+)/, 300_000);
+      const api = await Promise.race([p.waitFor(/\bapi listening address=(\S+)/, 300_000), exited]);
       const grpc = await p.waitFor(/\bgrpc listening address=(\S+)/, 1000);
-      const first = await p.waitFor(/committed block/, 300_000);
+      const first = await Promise.race([p.waitFor(/committed block/, 300_000), exited]);
       return new ChaindNode(p, api.match[1], grpc.match[1], first.at - p.startedAt);
     } catch (e) {
       await p.stop();

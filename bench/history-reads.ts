@@ -51,10 +51,17 @@ export async function historyReads(opts: BenchOptions): Promise<BenchSection> {
     for (const q of queries) {
       const atLatest: number[] = [];
       const back = new Map<number, number[]>(distances.map((d) => [d, []]));
+      // One unmeasured pass over every height first (JIT, LevelDB's block cache), then each run in a rotated
+      // order so no height is always the first or the last one read.
+      const order = [0, ...distances];
+      for (const d of order) await meanReadMicros(node, q.path, q.data, latest - d, Math.ceil(reads / 5));
       for (let r = 0; r < opts.runs; r++) {
-        atLatest.push(await meanReadMicros(node, q.path, q.data, latest, reads));
-        for (const d of distances)
-          back.get(d)!.push(await meanReadMicros(node, q.path, q.data, latest - d, reads));
+        for (let k = 0; k < order.length; k++) {
+          const d = order[(k + r) % order.length];
+          const micros = await meanReadMicros(node, q.path, q.data, latest - d, reads);
+          if (d === 0) atLatest.push(micros);
+          else back.get(d)!.push(micros);
+        }
       }
       const floor = figure(`${q.name} at the latest height`, "µs", atLatest);
       figures.push(floor);

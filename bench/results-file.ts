@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchSection } from "./bench-result.js";
 import type { MachineDescription } from "./machine.js";
@@ -13,6 +13,14 @@ export interface BenchResults {
   sections: BenchSection[];
   /** Benchmarks that failed in the run, with the reason. */
   failures: { id: string; error: string }[];
+}
+
+/** "full" or "quick" when every section ran at those sizes, else "mixed". */
+function modeOf(sections: BenchSection[], fallback: BenchResults["mode"]): BenchResults["mode"] {
+  const modes = new Set(sections.map((s) => s.params.mode));
+  if (modes.size === 0) return fallback;
+  if (modes.size > 1) return "mixed";
+  return modes.has("quick") ? "quick" : "full";
 }
 
 export function resultsPath(date: string): string {
@@ -31,10 +39,9 @@ export function writeResults(run: BenchResults, order: readonly string[]): Bench
     const fresh = new Set([...run.sections.map((s) => s.id), ...run.failures.map((f) => f.id)]);
     const sections = [...old.sections.filter((s) => !fresh.has(s.id)), ...run.sections];
     sections.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    const kept = old.sections.filter((s) => !fresh.has(s.id));
     merged = {
       ...run,
-      mode: kept.length > 0 && old.mode !== run.mode ? "mixed" : run.mode,
+      mode: modeOf(sections, run.mode),
       sections,
       failures: [...old.failures.filter((f) => !fresh.has(f.id)), ...run.failures],
     };
@@ -42,4 +49,14 @@ export function writeResults(run: BenchResults, order: readonly string[]): Bench
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(path, `${JSON.stringify(merged, null, 2)}\n`);
   return merged;
+}
+
+/** The newest results file in bench/results (names are dates, so they sort by time). */
+export function readLatestResults(): BenchResults {
+  const files = existsSync(RESULTS_DIR)
+    ? readdirSync(RESULTS_DIR).filter((f) => /^\d{4}-\d{2}-\d{2}\.json$/.test(f))
+    : [];
+  const latest = files.sort().pop();
+  if (!latest) throw new Error(`no results in ${RESULTS_DIR}: run npm run bench first`);
+  return JSON.parse(readFileSync(join(RESULTS_DIR, latest), "utf8")) as BenchResults;
 }

@@ -13,7 +13,7 @@ import { historyReads } from "./history-reads.js";
 import { describeMachine } from "./machine.js";
 import { nodeMemory } from "./node-memory.js";
 import { restThroughput } from "./rest-throughput.js";
-import { type BenchResults, resultsPath, writeResults } from "./results-file.js";
+import { type BenchResults, readLatestResults, resultsPath, writeResults } from "./results-file.js";
 import { removeAllScratchDirs } from "./scratch-dir.js";
 import { txThroughput } from "./tx-throughput.js";
 import { upgradeDowntime } from "./upgrade-downtime.js";
@@ -48,6 +48,10 @@ export const SECTION_ORDER = [
 
 async function main(): Promise<void> {
   const opts = parseBenchOptions(process.argv.slice(2));
+  if (opts.docOnly) {
+    console.log(`bench: regenerated ${writeBenchmarksDoc(readLatestResults(), SECTION_ORDER)}`);
+    return;
+  }
   const started = performance.now();
   const machine = describeMachine();
   console.log(

@@ -7,6 +7,7 @@ import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { ChaindNode } from "./chaind-node.js";
 import { type BuiltRelease, buildFixtureRelease } from "./fixture-releases.js";
+import { killLeftoverProcesses } from "./leftover-processes.js";
 import { scratchDir } from "./scratch-dir.js";
 
 const BLOCK_TIME_MS = 300;
@@ -57,7 +58,8 @@ async function oneUpgrade(
       },
     });
     await net.start();
-    const height = (await net.height()) + 30;
+    // Far enough ahead that the proposal passes well before the halt on a busy machine (the CLI calls are slow).
+    const height = (await net.height()) + 60;
     await net.proposeUpgrade({ name: "v2", height, info: v2.planInfo });
     if (prefetch) await net.waitForLine(/pre-fetched and verified/, 60_000, true);
     await net.waitForLine(/UPGRADE "v2" NEEDED/, 120_000, true);
@@ -95,8 +97,14 @@ async function oneUpgrade(
       startMs: first - spawned,
       floorMs: node.firstBlockMs,
     };
+  } catch (e) {
+    const tail = net ? `; last lines:\n${net.lines.slice(-15).join("\n")}` : "";
+    throw new Error(`${(e as Error).message}${tail}`);
   } finally {
     await net?.stop();
+    const left = killLeftoverProcesses(dir.path);
+    if (left.length > 0)
+      notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
     dir.remove();
   }
 }
