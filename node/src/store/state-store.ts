@@ -77,8 +77,18 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
  * Versioned key-value state on one LevelDB. Latest values are one `get`; a value at a retained height is one
  * seek. A block's writes, its records and the commit meta land in one atomic batch.
  */
+/** Enough for every hot key of a busy block; past it the cache starts over rather than grow. */
+const LATEST_CACHE_ENTRIES = 10_000;
+
 export class StateStore {
   private meta: CommitMeta;
+  /** Odd while a commit is being written; a read that sees it even and unchanged saw no commit land. */
+  private commitEpoch = 0;
+  /**
+   * Latest values read since the last commit: queries ask for the same few keys many times a block. Emptied by
+   * every commit, and bounded, so it never holds more than a block's worth of hot keys.
+   */
+  private readonly latestCache = new Map<string, Uint8Array | null>();
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -153,11 +163,15 @@ export class StateStore {
   /** The latest value, or the value at `height` (one seek). */
   async get(store: string, key: Uint8Array, height?: number): Promise<Uint8Array | undefined> {
     this.opCounter?.read();
-    if (height === undefined) {
-      const v = await this.db.get(latestKey(store, key));
-      return v === undefined ? undefined : new Uint8Array(v);
-    }
+    if (height === undefined) return this.getLatest(store, key);
     this.checkHeight(height);
+    // Most reads name the latest height (REST, gRPC and RPC queries without a height header): the latest
+    // keyspace answers those without an iterator, unless a commit lands meanwhile.
+    const epoch = this.commitEpoch;
+    if (epoch % 2 === 0 && height === this.meta.height) {
+      const v = await this.getLatest(store, key);
+      if (this.commitEpoch === epoch) return v;
+    }
     let found: Uint8Array | undefined;
     for await (const [, v] of this.db.iterator({
       gte: versionsOfKey(store, key),
@@ -170,6 +184,21 @@ export class StateStore {
     // Pruning may have run while we read; an answer from a pruned height could be wrong.
     this.checkHeight(height);
     return found;
+  }
+
+  private async getLatest(store: string, key: Uint8Array): Promise<Uint8Array | undefined> {
+    const id = `${store}\0${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1")}`;
+    const hit = this.latestCache.get(id);
+    if (hit !== undefined) return hit === null ? undefined : hit.slice();
+    const epoch = this.commitEpoch;
+    const v = await this.db.get(latestKey(store, key));
+    const value = v === undefined ? undefined : new Uint8Array(v);
+    // Only a read that no commit overlapped may be remembered.
+    if (epoch % 2 === 0 && this.commitEpoch === epoch) {
+      if (this.latestCache.size >= LATEST_CACHE_ENTRIES) this.latestCache.clear();
+      this.latestCache.set(id, value === undefined ? null : value.slice());
+    }
+    return value;
   }
 
   /** Keys of a store in order, at the latest height or at a retained one. */
@@ -291,9 +320,15 @@ export class StateStore {
       earliest: this.meta.earliest,
     };
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
-    await batch.write();
+    this.commitEpoch++;
+    this.latestCache.clear();
+    try {
+      await batch.write();
+      this.meta = meta;
+    } finally {
+      this.commitEpoch++;
+    }
     this.opCounter?.write(written);
-    this.meta = meta;
     if (this.pruning.keepRecent > 0 && this.pruning.interval > 0 && height % this.pruning.interval === 0) {
       await this.prune(height - this.pruning.keepRecent + 1);
     }

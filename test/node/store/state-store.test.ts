@@ -31,6 +31,27 @@ describe("StateStore", () => {
     expect(await collect(t.store.iterate("bank"))).toEqual([]);
   });
 
+  it("answers a read at the latest height with that height's value, even while the next commit lands", async () => {
+    await commitNext(t.store, [["bank", "a", "1"]]);
+    // Remembered by the latest-value cache...
+    expect(text(await t.store.get("bank", bytes("a"), 1))).toBe("1");
+    // ...and started right before a commit that changes the key: still height 1's value.
+    const during = t.store.get("bank", bytes("a"), 1);
+    const latestDuring = t.store.get("bank", bytes("a"));
+    await commitNext(t.store, [["bank", "a", "2"]]);
+    expect(text(await during)).toBe("1");
+    expect(["1", "2"]).toContain(text(await latestDuring));
+    // The commit emptied the cache: the new latest value, and the old one at its height.
+    const got = (await t.store.get("bank", bytes("a")))!;
+    expect(text(got)).toBe("2");
+    got.fill(0); // a caller's copy: the cached value is not touched
+    expect(text(await t.store.get("bank", bytes("a"), 2))).toBe("2");
+    expect(text(await t.store.get("bank", bytes("a"), 1))).toBe("1");
+    await commitNext(t.store, [["bank", "a", null]]);
+    expect(await t.store.get("bank", bytes("a"), 3)).toBeUndefined();
+    expect(await t.store.get("bank", bytes("a"))).toBeUndefined();
+  });
+
   it("reads latest values, and old values at their heights after overwrites and deletes", async () => {
     await commitNext(t.store, [
       ["bank", "a", "1"],

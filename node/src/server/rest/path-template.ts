@@ -55,10 +55,21 @@ export class PathTemplate {
     return first && "literal" in first ? first.literal : undefined;
   }
 
+  /** The first `n` segments when they are all literal (`sdk/bank`), for indexing; else undefined. */
+  literalPrefix(n: number): string | undefined {
+    const head = this.segments.slice(0, n);
+    if (head.length < n || head.some((s) => !("literal" in s))) return undefined;
+    return head.map((s) => (s as { literal: string }).literal).join("/");
+  }
+
   /** Decoded variable values when the URL path matches, else null. */
   match(pathname: string): Map<string, string> | null {
     if (!pathname.startsWith("/")) return null;
-    const parts = pathname.slice(1).split("/");
+    return this.matchSegments(pathname.slice(1).split("/"));
+  }
+
+  /** As `match`, for a path already split into its segments (without the leading "/"). */
+  matchSegments(parts: readonly string[]): Map<string, string> | null {
     const values = new Map<string, string>();
     let i = 0;
     for (const s of this.segments) {

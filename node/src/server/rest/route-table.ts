@@ -21,6 +21,10 @@ export type RouteMatch =
  */
 export class RouteTable {
   readonly bound: readonly BoundRoute[];
+  /** Routes by their first two literal segments (`cosmos/bank`), so a request tries its module's only. */
+  private readonly byModule = new Map<string, number[]>();
+  /** Routes whose first two segments are not both literal: tried for every request. */
+  private readonly unindexed: number[] = [];
 
   constructor(routes: readonly RestRoute[]) {
     const bound: BoundRoute[] = [];
@@ -30,13 +34,26 @@ export class RouteTable {
         bound.push({ route, path: route.path.withPrefix("cosmos"), namespace: "cosmos" });
     }
     this.bound = bound;
+    bound.forEach((b, i) => {
+      const key = b.path.literalPrefix(2);
+      if (key === undefined) this.unindexed.push(i);
+      else this.byModule.set(key, [...(this.byModule.get(key) ?? []), i]);
+    });
   }
 
   match(method: string, pathname: string): RouteMatch {
+    if (!pathname.startsWith("/")) return { kind: "none" };
+    const parts = pathname.slice(1).split("/");
+    const indexed = this.byModule.get(`${parts[0]}/${parts[1]}`) ?? [];
+    // Declaration order decides among equals, so the two candidate lists are merged back into it.
+    const candidates = this.unindexed.length
+      ? [...indexed, ...this.unindexed].sort((a, b) => a - b)
+      : indexed;
     let best: { bound: BoundRoute; values: Map<string, string> } | null = null;
     let otherMethod = false;
-    for (const b of this.bound) {
-      const values = b.path.match(pathname);
+    for (const i of candidates) {
+      const b = this.bound[i];
+      const values = b.path.matchSegments(parts);
       if (!values) continue;
       if (b.route.method !== method) {
         otherMethod = true;
