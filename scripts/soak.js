@@ -36,6 +36,7 @@ const sizes = {
   query_fuzz: String(fuzz),
   visor_fuzz: String(fuzz),
   archive_fuzz: String(Math.max(1, Math.round(fuzz / 4))),
+  msg_fuzz: String(Math.max(1, Math.round(fuzz / 4))),
 };
 const SUITES = ["test/reliability", "test/node/reliability", "test/supervisor/visor-crash-points.test.ts"];
 
