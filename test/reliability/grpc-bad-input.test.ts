@@ -7,6 +7,7 @@ import { startGrpcServer } from "../../node/src/server/grpc/grpc-server.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -85,6 +86,7 @@ describe("gRPC under random bad input", () => {
           const what = `${p} ${Buffer.from(bytes).toString("hex")} ${JSON.stringify(header)}: ${r.code} ${r.details}`;
           expect([status.INTERNAL, status.UNKNOWN], what).not.toContain(r.code);
           if (r.code !== status.OK) expect(r.details.length, what).toBeGreaterThan(0);
+          expect(jsFault(r.details), what).toBeUndefined();
         },
       ),
     );

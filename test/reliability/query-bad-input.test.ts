@@ -8,6 +8,7 @@ import { silentLogger } from "../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { randomMessage } from "./random-message.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -65,6 +66,7 @@ describe("query handlers under random request messages", () => {
           const ce = e as ChainError;
           expect([GrpcCode.INTERNAL, GrpcCode.UNKNOWN].includes(ce.grpcCode), what).toBe(false);
           expect(ce.message.length, what).toBeGreaterThan(0);
+          expect(jsFault(ce.message), what).toBeUndefined();
         }
       }),
     );

@@ -11,6 +11,7 @@ import { anyOf, TxSigner } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { exchange, HEADER_CHAR_CODES, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -181,6 +182,7 @@ function expectCleanAnswer(a: HttpAnswer, method: string, what: string): void {
   expect(Number.isInteger(body.code) && body.code > 0, `${what}: ${a.text}`).toBe(true);
   expect(typeof body.message === "string" && body.message.length > 0, `${what}: ${a.text}`).toBe(true);
   expect(body.details, what).toEqual([]);
+  expect(jsFault(body.message), what).toBeUndefined();
 }
 
 describe("REST gateway under random bad input", () => {

@@ -9,6 +9,7 @@ import { startRpcServer } from "../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { exchange, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");
@@ -140,6 +141,7 @@ function expectCleanResponse(r: Json, request: Json, what: string): void {
   }
   const { code, message, data } = r.error;
   expect(typeof message === "string" && message.length > 0, what).toBe(true);
+  expect(jsFault(data), what).toBeUndefined();
   if (code === -32603) {
     expect(
       COMET_INTERNAL_ANSWERS.some((re) => re.test(data)),
@@ -360,6 +362,7 @@ describe("JSON-RPC under random bad input", () => {
           // codespace "undefined" / code 1 is what a JS exception turns into: a bug, not an answer.
           expect(codespace === "undefined" && code === 1, what).toBe(false);
           expect(log.length, what).toBeGreaterThan(0);
+          expect(jsFault(log), what).toBeUndefined();
         },
       ),
     );

@@ -20,6 +20,7 @@ import { replayFromGenesis } from "../node/helpers/replay-chain.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { jsFault } from "./js-fault-text.js";
 import { mutateOneField, randomMessage } from "./random-message.js";
 import { soakSize } from "./soak-size.js";
 
@@ -140,6 +141,7 @@ describe("signed txs with random messages", () => {
     const check = await node.mempool.add(await signed([any]));
     seen.checked++;
     expect(check.codespace, `${what}: ${check.log}`).not.toBe("undefined");
+    expect(jsFault(check.log), what).toBeUndefined();
     if (check.code !== 0) return;
     sequence++;
     const r = (await node.producer.produce()).txResults[0];
@@ -147,6 +149,7 @@ describe("signed txs with random messages", () => {
     if (r.code === 0) seen.succeeded++;
     expect(r.codespace, `${what} delivered: ${r.code} ${r.log}`).not.toBe("undefined");
     if (r.code !== 0) expect(r.log.length, what).toBeGreaterThan(0);
+    expect(jsFault(r.log), what).toBeUndefined();
   };
 
   it("runs the valid templates, then refuses or runs each with one field broken, with coded results", async () => {
