@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "../../supervisor/src/artifact-install.js";
 import { goPlatform } from "../../supervisor/src/go-platform.js";
+import { readBatch } from "../../supervisor/src/batch-feed.js";
 import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import { readUpgradeInfo } from "../../supervisor/src/upgrade-info.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
@@ -125,6 +126,32 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
         const folder = await outcome(() => layout.upgradeDir(got.name), ["LAYOUT"]);
         if (folder instanceof VisorError) return;
         expect(dirname(folder), text).toBe(layout.upgradesDir);
+      }),
+    );
+  });
+
+  it("reads random upgrade-info.json.batch contents as plans sorted by height, or a clean UPGRADE_INFO error", async () => {
+    const file = join(dir, "upgrade-info.json.batch");
+    const batchText = fc.oneof(
+      fc.array(upgradeInfoDoc, { maxLength: 4 }).map((a) => JSON.stringify(a)),
+      fc.array(upgradeInfoDoc, { maxLength: 4 }).map((a) => JSON.stringify(a).slice(0, -1)),
+      upgradeInfoText,
+    );
+    await fuzzAssert(
+      { suite: "visor bad input", property: "random upgrade-info.json.batch contents", runs: RUNS },
+      fc.asyncProperty(batchText, async (text) => {
+        writeFileSync(file, text);
+        const got = await outcome(() => readBatch(file), ["UPGRADE_INFO"]);
+        if (got instanceof VisorError) return;
+        expect(Array.isArray(JSON.parse(text)), text).toBe(true);
+        for (const plan of got) {
+          expect(typeof plan.name === "string" && plan.name.length > 0, text).toBe(true);
+          expect(Number.isSafeInteger(plan.height) && plan.height > 0, text).toBe(true);
+        }
+        expect(
+          got.map((p) => p.height),
+          text,
+        ).toEqual([...got.map((p) => p.height)].sort((a, b) => a - b));
       }),
     );
   });
@@ -403,17 +430,15 @@ describe("installing hostile archives", () => {
   it("refuses a symlink chain that only leaves the folder once resolved, and writes nothing outside", async () => {
     // d/up -> .. is the staging root; d/up/esc -> ../.. reads as inside on paper but resolves two levels up.
     const { result } = await install(tarOf(chain));
-    // tar itself refuses to write through d/up (a symlink).
-    expect(String(result)).toMatch(/Cannot extract through symbolic link/);
+    // Refused while listing, before anything is written: d/up/esc lies under the link d/up.
+    expect(String(result)).toMatch(/entry "d\/up\/esc" passes through a link in the archive/);
   });
 
-  // Known bug (R-findings): tar's own errors escape installArtifact unwrapped instead of as VisorError
-  // ARCHIVE. `it.fails` keeps the expectation visible: when it is fixed this flips red, so drop `.fails`.
-  it.fails("refuses the symlink chain with a VisorError (ARCHIVE)", async () => {
+  it("refuses the symlink chain with a VisorError (ARCHIVE)", async () => {
     const { result } = await install(tarOf(chain));
     expect(result).toBeInstanceOf(VisorError);
   });
-  it.fails("refuses an archive with a damaged header with a VisorError (ARCHIVE)", async () => {
+  it("refuses an archive with a damaged header with a VisorError (ARCHIVE)", async () => {
     const archive = tarOf([bin]);
     archive[0] ^= 1;
     const { result } = await install(archive);
@@ -452,11 +477,9 @@ describe("installing hostile archives", () => {
     for (const umask of [0o022, 0]) expect((await installUnderUmask(umask)).get("bin/chaind")).toBe(0o755);
   });
 
-  // Known security bug (R-findings): extracting with tar's chmod on gives the upgrade folder and bin/ the
-  // archive's 0777 even under umask 022, so any local user can swap bin/chaind before visor runs it. When
-  // fixed this flips red: drop `.fails`.
-  it.fails("leaves nothing group- or world-writable when the archive asks 0777 (umask 022)", async () => {
-    expect(writableByOthers(await installUnderUmask(0o022))).toEqual([]);
+  // An archive asking 0777 for the folder and bin/ would let any local user swap bin/chaind before it runs.
+  it("leaves nothing group- or world-writable when the archive asks 0777, under umask 022 and under umask 0", async () => {
+    for (const umask of [0o022, 0]) expect(writableByOthers(await installUnderUmask(umask))).toEqual([]);
   });
 
   it("installs or cleanly refuses randomly damaged archives, never writing outside", async () => {
@@ -484,8 +507,7 @@ describe("installing hostile archives", () => {
             expect(statSync(result).mode & 0o777).toBe(0o755);
             return;
           }
-          // Should be a VisorError; tar's own errors still escape unwrapped (see the it.fails cases above).
-          expect(result, String(result)).toBeInstanceOf(Error);
+          expect(result, String(result)).toBeInstanceOf(VisorError);
           expect((result as Error).message.length).toBeGreaterThan(0);
         },
       ),
