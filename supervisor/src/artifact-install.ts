@@ -1,4 +1,15 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { isAbsolute, join, normalize, posix } from "node:path";
 import { extract as extractTar, list as listTar } from "tar";
 import { VisorError } from "./visor-error.js";
@@ -18,14 +29,26 @@ function isArchive(file: string): boolean {
   return head.subarray(257, 262).toString("latin1") === "ustar";
 }
 
-/** Every entry must stay inside the target: no absolute or `..` paths, no links out, no devices, no giants. */
+/**
+ * Every entry must stay inside the target: no absolute or `..` paths, no links out, no path through a link the
+ * archive made (a chain of links that are each inside can still lead out), no devices, no giants. Read with
+ * `strict`, so a damaged archive is refused here, before anything is written.
+ */
 async function checkEntries(file: string): Promise<void> {
   const problems: string[] = [];
-  await listTar({
+  const links = new Set<string>();
+  const throughLink = (norm: string) => {
+    const parts = norm.split("/");
+    for (let i = 1; i < parts.length; i++) if (links.has(parts.slice(0, i).join("/"))) return true;
+    return false;
+  };
+  const listing = listTar({
     file,
+    strict: true,
     onReadEntry: (e) => {
       const p = e.path;
-      const norm = posix.normalize(p);
+      const norm = posix.normalize(p).replace(/\/+$/, "");
+      if (throughLink(norm)) problems.push(`entry ${JSON.stringify(p)} passes through a link in the archive`);
       if (isAbsolute(p) || p.startsWith("/") || norm === ".." || norm.startsWith("../"))
         problems.push(`entry ${JSON.stringify(p)} points outside the upgrade folder`);
       if (e.type === "SymbolicLink" || e.type === "Link") {
@@ -37,6 +60,7 @@ async function checkEntries(file: string): Promise<void> {
           problems.push(
             `link ${JSON.stringify(p)} -> ${JSON.stringify(e.linkpath)} points outside the upgrade folder`,
           );
+        links.add(norm);
       }
       if (["CharacterDevice", "BlockDevice", "FIFO"].includes(e.type))
         problems.push(`entry ${JSON.stringify(p)} is a ${e.type}`);
@@ -45,8 +69,24 @@ async function checkEntries(file: string): Promise<void> {
       e.resume();
     },
   });
+  // A hostile header (a 5 GiB entry with no bytes behind it) is named as such, not as the damage it causes.
+  await listing.catch((e) => {
+    if (!problems.length) throw e;
+  });
   if (problems.length) throw new VisorError("ARCHIVE", `refusing archive: ${problems.join("; ")}`);
 }
+
+/** Nothing visor installs may be changed by another local user before it runs: clears group/world write. */
+function removeGroupWorldWrite(path: string): void {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return;
+  if ((st.mode & 0o022) !== 0) chmodSync(path, st.mode & 0o7755);
+  if (st.isDirectory()) for (const f of readdirSync(path)) removeGroupWorldWrite(join(path, f));
+}
+
+/** tar's own errors (a damaged header, a write through a link) as visor's. */
+const archiveError = (file: string, e: unknown) =>
+  e instanceof VisorError ? e : new VisorError("ARCHIVE", `cannot unpack ${file}: ${(e as Error).message}`);
 
 /**
  * Installs a verified download into an upgrade folder: an archive is unpacked whole (its `bin/<name>`, or
@@ -57,8 +97,13 @@ export async function installArtifact(file: string, dir: string, name: string): 
   mkdirSync(join(dir, "bin"), { recursive: true });
   const bin = join(dir, "bin", name);
   if (isArchive(file)) {
-    await checkEntries(file);
-    await extractTar({ file, cwd: dir, strict: true, preservePaths: false, noChmod: false });
+    await checkEntries(file).catch((e) => {
+      throw archiveError(file, e);
+    });
+    // Modes come from the umask, not the archive (tar's chmod would give folders an archive's 0777).
+    await extractTar({ file, cwd: dir, strict: true, preservePaths: false }).catch((e) => {
+      throw archiveError(file, e);
+    });
     if (!existsSync(bin) && existsSync(join(dir, name))) renameSync(join(dir, name), bin);
     if (!existsSync(bin))
       throw new VisorError("ARCHIVE", `the archive holds neither bin/${name} nor ${name}`);
@@ -66,6 +111,7 @@ export async function installArtifact(file: string, dir: string, name: string): 
   } else {
     renameSync(file, bin);
   }
+  removeGroupWorldWrite(dir);
   chmodSync(bin, 0o755);
   return normalize(bin);
 }
