@@ -473,6 +473,28 @@ describe("slow and greedy clients", () => {
       expect((await exchange(address(), { method: "GET", path: health })).status).toBe(200);
     });
 
+    it(`${which}: refuses ambiguous framing (request smuggling) with 400 and closes the connection`, async () => {
+      const path = which === "REST" ? "/sdk/tx/v1beta1/simulate" : "/";
+      const framings = [
+        "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+        "Content-Length: 5\r\nContent-Length: 6\r\n",
+        "Transfer-Encoding: chunked, identity\r\n",
+        "Content-Length: -1\r\n",
+        "Content-Length: 1e3\r\n",
+      ];
+      for (const framing of framings) {
+        const s = await connect(address());
+        const closed = untilClosed(s);
+        s.write(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\n${framing}\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n`,
+        );
+        const answer = await closed;
+        expect(answer, framing).toMatch(/^HTTP\/1\.1 400/);
+        // Only the one refusal: nothing smuggled behind it was answered.
+        expect(answer.split("HTTP/1.1").length - 1, framing).toBe(1);
+      }
+    });
+
     it(`${which}: closes a connection that never sends a byte`, async () => {
       const s = await connect(address());
       const started = Date.now();
