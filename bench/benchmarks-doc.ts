@@ -42,7 +42,8 @@ export function writeBenchmarksDoc(results: BenchResults, order: readonly string
       : mode === "quick"
         ? "a --quick run at scaled-down sizes, given in each section"
         : "some sections at full sizes, some from a --quick run; each section gives its sizes and mode";
-  doc = doc.replace("{{run}}", `bench/results/${results.date}.json (${sizes})`);
+  const remarks = (results.notes ?? []).map((n) => ` ${n}`).join("");
+  doc = doc.replace("{{run}}", `bench/results/${results.date}.json (${sizes}).${remarks}`);
   for (const id of order) {
     const s = results.sections.find((x) => x.id === id);
     const failed = results.failures.find((f) => f.id === id);

@@ -11,6 +11,8 @@ export interface BenchResults {
   mode: "full" | "quick" | "mixed";
   machine: MachineDescription;
   sections: BenchSection[];
+  /** Remarks on the run as a whole (e.g. what else the machine was doing). */
+  notes?: string[];
   /** Benchmarks that failed in the run, with the reason. */
   failures: { id: string; error: string }[];
 }
@@ -23,8 +25,9 @@ function modeOf(sections: BenchSection[], fallback: BenchResults["mode"]): Bench
   return modes.has("quick") ? "quick" : "full";
 }
 
-export function resultsPath(date: string): string {
-  return join(RESULTS_DIR, `${date}.json`);
+/** A full run's file is `<date>.json`; a --quick smoke check writes `<date>-quick.json` and leaves it alone. */
+export function resultsPath(date: string, mode: "full" | "quick"): string {
+  return join(RESULTS_DIR, mode === "quick" ? `${date}-quick.json` : `${date}.json`);
 }
 
 /**
@@ -32,7 +35,7 @@ export function resultsPath(date: string): string {
  * kept, in the order of `order`, so a day's file can be completed benchmark by benchmark.
  */
 export function writeResults(run: BenchResults, order: readonly string[]): BenchResults {
-  const path = resultsPath(run.date);
+  const path = resultsPath(run.date, run.mode === "quick" ? "quick" : "full");
   let merged = run;
   if (existsSync(path)) {
     const old = JSON.parse(readFileSync(path, "utf8")) as BenchResults;
@@ -41,6 +44,7 @@ export function writeResults(run: BenchResults, order: readonly string[]): Bench
     sections.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     merged = {
       ...run,
+      notes: [...(old.notes ?? []), ...(run.notes ?? [])],
       mode: modeOf(sections, run.mode),
       sections,
       failures: [...old.failures.filter((f) => !fresh.has(f.id)), ...run.failures],
@@ -51,7 +55,7 @@ export function writeResults(run: BenchResults, order: readonly string[]): Bench
   return merged;
 }
 
-/** The newest results file in bench/results (names are dates, so they sort by time). */
+/** The newest full run's results in bench/results (names are dates, so they sort by time). */
 export function readLatestResults(): BenchResults {
   const files = existsSync(RESULTS_DIR)
     ? readdirSync(RESULTS_DIR).filter((f) => /^\d{4}-\d{2}-\d{2}\.json$/.test(f))

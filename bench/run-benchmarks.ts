@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [-- --only rest,grpc]`: runs the benchmarks of issue 8 in priority order, writes
 // bench/results/<date>.json and regenerates docs/BENCHMARKS.md from it. Not part of `npm test`.
 
+import { loadavg } from "node:os";
 import { backup } from "./backup.js";
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { stopAllBenchProcesses } from "./bench-process.js";
@@ -70,7 +71,9 @@ async function main(): Promise<void> {
     console.log(`bench: ${id} ...`);
     try {
       const section = await bench(opts);
-      section.params = { mode: opts.quick ? "quick" : "full", ...section.params };
+      // The machine's 1-minute load when the section ended: other work on the same cores shows up here.
+      const load = Math.round(loadavg()[0] * 10) / 10;
+      section.params = { mode: opts.quick ? "quick" : "full", ...section.params, load1m: load };
       run.sections.push(section);
       for (const f of section.figures)
         console.log(
@@ -84,8 +87,10 @@ async function main(): Promise<void> {
     console.log(`bench: ${id} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   const merged = writeResults(run, SECTION_ORDER);
-  console.log(`bench: results in ${resultsPath(run.date)}`);
-  if (!opts.noDoc) console.log(`bench: regenerated ${writeBenchmarksDoc(merged, SECTION_ORDER)}`);
+  console.log(`bench: results in ${resultsPath(run.date, run.mode === "quick" ? "quick" : "full")}`);
+  // A smoke check must not replace the committed figures: only full runs regenerate the doc.
+  if (opts.quick) console.log("bench: --quick leaves docs/BENCHMARKS.md as it is");
+  else if (!opts.noDoc) console.log(`bench: regenerated ${writeBenchmarksDoc(merged, SECTION_ORDER)}`);
   console.log(`bench: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (run.failures.length > 0) process.exitCode = 1;
 }
