@@ -14,6 +14,8 @@ import { ProposalStatus, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov
 import {
   QueryProposalRequestSchema,
   QueryProposalResponseSchema,
+  QueryProposalsRequestSchema,
+  QueryProposalsResponseSchema,
   QueryVoteRequestSchema,
   QueryVoteResponseSchema,
 } from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
@@ -234,6 +236,31 @@ describe("gov v1 and staking", () => {
     const after = BigInt(await balance(node, bob.address));
     expect(before - after).toBe(3n * 2000n + 1000n);
   }, 30_000);
+
+  it("pages proposals by offset and by next_key, and refuses a key that is not one of its next_keys", async () => {
+    const { node, signers } = await chain();
+    for (let i = 0; i < 3; i++) await propose(node, signers.bob);
+    const page = (pagination: object) =>
+      queryApp(
+        node,
+        "/sdk.gov.v1.Query/Proposals",
+        QueryProposalsRequestSchema,
+        { pagination },
+        QueryProposalsResponseSchema,
+      );
+    const first = await page({ limit: 2n });
+    expect(first.proposals.map((p) => p.id)).toEqual([1n, 2n]);
+    expect(first.pagination?.nextKey).toHaveLength(8);
+    const second = await page({ key: first.pagination!.nextKey, limit: 2n });
+    expect(second.proposals.map((p) => p.id)).toEqual([3n]);
+    expect((await page({ offset: 1n, limit: 5n })).proposals.map((p) => p.id)).toEqual([2n, 3n]);
+    await expect(page({ key: Uint8Array.of(3, 0xbe) })).rejects.toThrow(
+      "invalid pagination key: expected the 8 bytes of a next_key, got 2",
+    );
+    await expect(page({ key: first.pagination!.nextKey, offset: 1n })).rejects.toThrow(
+      /either offset or key/,
+    );
+  });
 
   it("drops a proposal whose deposit period ends short of the minimum; a later deposit can start the vote", async () => {
     const { node, signers } = await chain();

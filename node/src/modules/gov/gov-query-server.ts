@@ -26,8 +26,14 @@ function pageOf<T>(
   all: T[],
   req: { key: Uint8Array; offset: bigint; limit: bigint; countTotal: boolean } | undefined,
 ) {
-  const start = req?.key.length
-    ? Number(new DataView(req.key.buffer, req.key.byteOffset, 8).getBigUint64(0))
+  const key = req?.key ?? new Uint8Array();
+  if (key.length > 0 && (req?.offset ?? 0n) > 0n)
+    throw invalid("paginate: invalid request, either offset or key is expected, got both");
+  // Our next_key is the next item's index as 8 big-endian bytes; anything else was not one of ours.
+  if (key.length > 0 && key.length !== 8)
+    throw invalid(`invalid pagination key: expected the 8 bytes of a next_key, got ${key.length}`);
+  const start = key.length
+    ? Number(new DataView(key.buffer, key.byteOffset, 8).getBigUint64(0))
     : Number(req?.offset ?? 0n);
   const limit = Number(req?.limit || 100n);
   const items = all.slice(start, start + limit);
