@@ -9,18 +9,23 @@ export interface UpgradePlan {
   time?: string;
 }
 
-/** Checks a parsed plan as cosmovisor does: a name, and a height above 0. */
+/**
+ * Checks a parsed plan as cosmovisor does (Go decodes it into an int64 and a string): a name, a height that is a
+ * JSON integer above 0 (not `true`, `[5]` or `"0x10"`), a time that is a string when present.
+ */
 export function validatePlan(doc: unknown, source: string): UpgradePlan {
   const p = doc as Partial<UpgradePlan> | null;
   if (!p || typeof p !== "object") throw new VisorError("UPGRADE_INFO", `${source}: expected a JSON object`);
   if (typeof p.name !== "string" || !p.name)
     throw new VisorError("UPGRADE_INFO", `${source}: upgrade name cannot be empty`);
-  const height = Number(p.height);
-  if (!Number.isSafeInteger(height) || height <= 0)
+  const height = p.height as unknown;
+  if (typeof height !== "number" || !Number.isSafeInteger(height) || height <= 0)
     throw new VisorError(
       "UPGRADE_INFO",
       `${source}: height must be greater than 0, got ${JSON.stringify(p.height)}`,
     );
+  if (p.time !== undefined && typeof p.time !== "string")
+    throw new VisorError("UPGRADE_INFO", `${source}: time must be a string, got ${JSON.stringify(p.time)}`);
   return { name: p.name, height, info: typeof p.info === "string" ? p.info : "", time: p.time };
 }
 

@@ -18,8 +18,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "../../supervisor/src/artifact-install.js";
-import { goPlatform } from "../../supervisor/src/go-platform.js";
 import { readBatch } from "../../supervisor/src/batch-feed.js";
+import { goPlatform } from "../../supervisor/src/go-platform.js";
 import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import { readUpgradeInfo } from "../../supervisor/src/upgrade-info.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
@@ -118,10 +118,11 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
         expect(typeof got.name === "string" && got.name.length > 0, text).toBe(true);
         expect(Number.isSafeInteger(got.height) && got.height > 0, text).toBe(true);
         expect(typeof got.info, text).toBe("string");
-        // Known leniency, see /work/helpers/v3/R-findings.md: only a JSON integer is a height to cosmovisor.
-        const raw = (JSON.parse(text) as { height?: unknown }).height;
-        if (!goAcceptsHeight(raw)) return;
-        expect(got.height, text).toBe(raw);
+        // Only a JSON integer is a height, as cosmovisor decodes it; a time, when there, is a string.
+        const doc = JSON.parse(text) as { height?: unknown; time?: unknown };
+        expect(goAcceptsHeight(doc.height), text).toBe(true);
+        expect(got.height, text).toBe(doc.height);
+        expect(doc.time === undefined || typeof doc.time === "string", text).toBe(true);
         // The plan's folder stays one level under upgrades/, or the name is refused.
         const folder = await outcome(() => layout.upgradeDir(got.name), ["LAYOUT"]);
         if (folder instanceof VisorError) return;
