@@ -6,9 +6,9 @@ import { ChainError } from "../../node/src/errors/chain-error.js";
 import { GrpcCode } from "../../node/src/errors/grpc-code.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
-import { randomMessage } from "./random-message.js";
 import { fuzzAssert } from "./fuzz-assert.js";
 import { jsFault } from "./js-fault-text.js";
+import { randomMessage } from "./random-message.js";
 import { soakSize } from "./soak-size.js";
 
 const alice = testAccount("alice");

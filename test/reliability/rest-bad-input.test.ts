@@ -9,8 +9,8 @@ import { type RestRoute, restRoutes } from "../../node/src/server/rest/rest-rout
 import { startRestServer } from "../../node/src/server/rest/rest-server.js";
 import { anyOf, TxSigner } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
-import { exchange, HEADER_CHAR_CODES, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { exchange, HEADER_CHAR_CODES, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 

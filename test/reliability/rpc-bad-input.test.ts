@@ -7,8 +7,8 @@ import type { NodeServer } from "../../node/src/server/node-server.js";
 import { rpcMethods } from "../../node/src/server/rpc/rpc-methods.js";
 import { startRpcServer } from "../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
-import { exchange, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { fuzzAssert } from "./fuzz-assert.js";
+import { exchange, type HttpAnswer, keepAliveAgent } from "./http-exchange.js";
 import { jsFault } from "./js-fault-text.js";
 import { soakSize } from "./soak-size.js";
 

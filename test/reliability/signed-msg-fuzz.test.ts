@@ -13,8 +13,8 @@ import {
   MsgVoteSchema,
   MsgVoteWeightedSchema,
 } from "../../node/src/gen/sdk/gov/v1/tx_pb.js";
-import { MsgDelegateSchema, MsgUndelegateSchema } from "../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
 import { signer } from "../../node/src/gen/sdk/msg/v1/msg_pb.js";
+import { MsgDelegateSchema, MsgUndelegateSchema } from "../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { replayFromGenesis } from "../node/helpers/replay-chain.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
