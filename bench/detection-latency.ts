@@ -69,7 +69,7 @@ async function sample(events: boolean): Promise<number> {
 
 /** Issue 8.6: upgrade-info.json written -> daemon signalled, by file event and by 300 ms polling alone. */
 export async function detectionLatency(opts: BenchOptions): Promise<BenchSection> {
-  const samples = opts.quick ? 3 : 15;
+  const samples = opts.quick ? 2 : 15;
   const byEvent: number[] = [];
   const byPoll: number[] = [];
   for (let i = 0; i < samples; i++) {
