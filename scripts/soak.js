@@ -36,7 +36,8 @@ const sizes = {
   query_fuzz: String(fuzz),
   visor_fuzz: String(fuzz),
   archive_fuzz: String(Math.max(1, Math.round(fuzz / 4))),
-  msg_fuzz: String(Math.max(1, Math.round(fuzz / 4))),
+  grpc_fuzz: String(fuzz),
+  msg_fuzz: String(fuzz),
 };
 const SUITES = ["test/reliability", "test/node/reliability", "test/supervisor/visor-crash-points.test.ts"];
 

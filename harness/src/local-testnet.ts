@@ -117,6 +117,9 @@ export class LocalTestnet {
     const proc = execa("node", [VISOR_CLI, "run", "start", "--home", this.home, ...extraArgs], {
       env: this.visorEnv,
       reject: false,
+      // stop() gives visor time to stop its daemon (DAEMON_SHUTDOWN_GRACE) before its own SIGKILL; execa's
+      // default would SIGKILL visor after 5 s and orphan the daemon.
+      forceKillAfterDelay: false,
       all: true,
       buffer: false,
     });
@@ -207,7 +210,7 @@ export class LocalTestnet {
         "json",
       ]),
     );
-    return this.voteThrough(submitted.txhash);
+    return this.voteThrough(submitted);
   }
 
   async proposeCancel(): Promise<string> {
@@ -229,13 +232,15 @@ export class LocalTestnet {
         "json",
       ]),
     );
-    return this.voteThrough(submitted.txhash);
+    return this.voteThrough(submitted);
   }
 
-  private async voteThrough(txhash: string): Promise<string> {
-    const tx = JSON.parse(await this.cli(["query", "tx", txhash, "-o", "json"]));
-    const event = tx.tx_result.events.find((e: { type: string }) => e.type === "submit_proposal");
-    const id = event.attributes.find((a: { key: string }) => a.key === "proposal_id").value as string;
+  /** Votes YES on the proposal a `--wait -o json` submission made (its events name the id). */
+  private async voteThrough(submitted: {
+    events: { type: string; attributes: { key: string; value: string }[] }[];
+  }): Promise<string> {
+    const event = submitted.events.find((e: { type: string }) => e.type === "submit_proposal")!;
+    const id = event.attributes.find((a: { key: string }) => a.key === "proposal_id")!.value;
     await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", "--wait"]);
     const deadline = Date.now() + 60_000;
     for (;;) {

@@ -85,6 +85,8 @@ export class VisorRunner {
           }
         }
         await finishPreUpgrade(this.layout, this.config, this.deps);
+        // A signal that came while no daemon ran (during an upgrade) ends visor here, not the next daemon.
+        if (this.stopping) return SIGNAL_CODES[this.stopping] ?? 1;
         const outcome = await this.runChild();
         if (outcome.kind === "stopped") return outcome.code;
         if (outcome.kind === "exit") {

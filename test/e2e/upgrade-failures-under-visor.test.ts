@@ -32,7 +32,7 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
       dir: join(dir, name),
       genesisBinary: rel.v1!.binary,
       blockTime: "200ms",
-      votingPeriod: "6s",
+      votingPeriod: "10s",
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", ...visorEnv },
     });
     nets.push(net);
@@ -42,7 +42,7 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
 
   it("refuses a wrong checksum and leaves v1 and the data; an operator binary added while halted then upgrades", async () => {
     const net = await testnet("wrong-checksum", { VISOR_PREFETCH: "false" });
-    const height = (await net.height()) + 55;
+    const height = (await net.height()) + 80;
     const wrong = rel.v2!.planInfo.replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
     await net.proposeUpgrade({ name: "v2", height, info: wrong });
     expect(await net.exited(90_000)).toBe(1);
@@ -83,7 +83,7 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3"))).toBe(false);
 
     const fetchedBefore = server.requests.get(archive) ?? 0;
-    const height = (await net.height()) + 55;
+    const height = (await net.height()) + 80;
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v2/, 30_000, true);
     net.mark();
@@ -96,8 +96,8 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
 
   it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async () => {
     const net = await testnet("reschedule", { VISOR_PREFETCH: "false" });
-    // Far enough ahead for two proposals (about 8 s each at 200 ms blocks) to pass before it.
-    const first = (await net.height()) + 130;
+    // Far enough ahead for two proposals (about 12 s each at 200 ms blocks) to pass before it.
+    const first = (await net.height()) + 200;
     await net.proposeUpgrade({ name: "v2", height: first, info: rel.v2!.planInfo });
     const second = first + 40;
     await net.proposeUpgrade({ name: "v2", height: second, info: rel.v2!.planInfo });

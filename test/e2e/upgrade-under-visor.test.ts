@@ -23,7 +23,7 @@ describe("unattended upgrades v1 -> v2 -> v3 under visor, binaries downloaded an
       dir: join(dir, "net"),
       genesisBinary: rel.v1!.binary,
       blockTime: "200ms",
-      votingPeriod: "6s",
+      votingPeriod: "10s",
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
     });
     await net.start();
@@ -36,7 +36,7 @@ describe("unattended upgrades v1 -> v2 -> v3 under visor, binaries downloaded an
   });
 
   async function upgradeTo(name: "v2" | "v3"): Promise<number> {
-    const height = (await net.height()) + 55;
+    const height = (await net.height()) + 80;
     net.mark();
     await net.proposeUpgrade({ name, height, info: rel[name]!.planInfo });
     const plan = await net.rest<{ plan: { name: string; height: string } }>(

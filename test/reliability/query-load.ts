@@ -26,7 +26,7 @@ export class QueryLoad {
   constructor(
     private readonly at: { rest: string; grpc: string; rpc: string },
     private readonly address: string,
-    private readonly loopsPerKind = 2,
+    private readonly opts: { loopsPerKind: number; pauseMs: number } = { loopsPerKind: 2, pauseMs: 0 },
   ) {
     // A client that must follow a node through restarts reconnects quickly (grpc-js backs off up to 120 s).
     this.grpcClient = new grpc.Client(at.grpc, grpc.credentials.createInsecure(), {
@@ -38,7 +38,8 @@ export class QueryLoad {
   start(): void {
     this.running = true;
     const kinds: QueryKind[] = ["rest", "grpc", "rpc"];
-    for (const kind of kinds) for (let i = 0; i < this.loopsPerKind; i++) this.loops.push(this.loop(kind));
+    for (const kind of kinds)
+      for (let i = 0; i < this.opts.loopsPerKind; i++) this.loops.push(this.loop(kind));
   }
 
   async stop(): Promise<void> {
@@ -54,6 +55,7 @@ export class QueryLoad {
       try {
         await this.ask(kind, n);
         this.outcomes.push({ at: performance.now(), kind, ok: true });
+        if (this.opts.pauseMs) await new Promise((r) => setTimeout(r, this.opts.pauseMs));
       } catch (e) {
         this.outcomes.push({ at: performance.now(), kind, ok: false, why: (e as Error).message });
         await new Promise((r) => setTimeout(r, 20));

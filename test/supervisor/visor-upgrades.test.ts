@@ -310,6 +310,23 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
     expect(code).not.toBe(-1);
   });
 
+  it("SIGTERM while an upgrade is applied: the upgrade finishes, no new daemon starts, visor exits", async () => {
+    const { url, env } = await setup();
+    const v = h.start(["start"], {
+      ...env,
+      FAKE_INFO: JSON.stringify({ binaries: { any: url } }),
+      UNSAFE_SKIP_BACKUP: "true",
+      DAEMON_RESTART_DELAY: "1s",
+    });
+    await v.waitFor(/waiting before the upgrade/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(143);
+    expect(v.output).toMatch(/upgrade complete/);
+    expect(v.output).not.toMatch(/v2 running/);
+    expect(v.lines.filter((l) => /starting daemon/.test(l))).toHaveLength(1);
+    expect(current()).toBe("upgrades/v2");
+  });
+
   it("a visor killed during the restart delay finishes the upgrade when started again", async () => {
     const { url, env } = await setup();
     const base = {

@@ -144,7 +144,14 @@ export async function runTx(
       throw new CliError(
         `transaction ${txhash} failed in block ${done.height} (code ${done.tx_result.code}, ${done.tx_result.codespace}): ${done.tx_result.log}`,
       );
-    printJson(args, { txhash, code: 0, height: done.height, raw_log: done.tx_result.log });
+    // The events too, as Cosmos prints them for a committed tx: a proposal id, a new validator, are in them.
+    printJson(args, {
+      txhash,
+      code: 0,
+      height: done.height,
+      raw_log: done.tx_result.log,
+      events: done.tx_result.events ?? [],
+    });
   } catch (e) {
     if (e instanceof NodeCallError) throw new CliError(`waiting for ${txhash}: ${e.message}`);
     throw e;

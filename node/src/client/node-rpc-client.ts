@@ -86,7 +86,15 @@ export class NodeRpcClient {
   async waitForTx(
     hashHex: string,
     timeoutMs: number,
-  ): Promise<{ height: string; tx_result: { code: number; log: string; codespace: string } }> {
+  ): Promise<{
+    height: string;
+    tx_result: {
+      code: number;
+      log: string;
+      codespace: string;
+      events?: { type: string; attributes: { key: string; value: string }[] }[];
+    };
+  }> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {

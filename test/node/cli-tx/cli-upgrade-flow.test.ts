@@ -25,9 +25,9 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       "--block-time",
       "200ms",
       "--voting-period",
-      "6s",
+      "10s",
       "--deposit-period",
-      "6s",
+      "10s",
       "--min-deposit",
       "1000stake",
     ]);
@@ -206,7 +206,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
 
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
-    const height = Number(status.sync_info.latest_block_height) + 75;
+    const height = Number(status.sync_info.latest_block_height) + 100;
     const info = JSON.stringify({
       binaries: { "linux/amd64": `http://127.0.0.1:1/c.tar.gz?checksum=sha256:${"a".repeat(64)}` },
     });
