@@ -274,6 +274,7 @@ describe("a fresh `chaind init` home", () => {
     expect(app.api.maxOpenConnections).toBe(1000);
     expect(cfg.rpc.readTimeoutMs).toBe(10_000);
     expect(cfg.rpc.maxBodyBytes).toBe(1_000_000);
+    expect(cfg.rpc.maxOpenConnections).toBe(900);
   });
 
   it("a `chaind testnet` home turns the listeners on, still on loopback only, with CORS off", async () => {

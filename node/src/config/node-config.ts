@@ -4,7 +4,14 @@ import { readTomlFile, TomlReader } from "./toml-file.js";
 /** `config/config.toml`: the node's consensus, RPC and mempool settings, CometBFT names and defaults. */
 export interface NodeConfig {
   moniker: string;
-  rpc: { laddr: string; maxBodyBytes: number; readTimeoutMs: number; timeoutBroadcastTxCommitMs: number };
+  rpc: {
+    laddr: string;
+    maxBodyBytes: number;
+    readTimeoutMs: number;
+    timeoutBroadcastTxCommitMs: number;
+    /** 0: no limit. */
+    maxOpenConnections: number;
+  };
   consensus: { timeoutCommitMs: number; createEmptyBlocks: boolean; maxBlockTxs: number };
   mempool: { size: number; maxTxsBytes: number; maxTxBytes: number };
 }
@@ -17,6 +24,7 @@ export function defaultNodeConfig(moniker: string): NodeConfig {
       maxBodyBytes: 1_000_000,
       readTimeoutMs: 10_000,
       timeoutBroadcastTxCommitMs: 10_000,
+      maxOpenConnections: 900,
     },
     consensus: { timeoutCommitMs: 5000, createEmptyBlocks: true, maxBlockTxs: 5000 },
     mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
@@ -47,6 +55,7 @@ export function readNodeConfig(path: string): NodeConfig {
         d.rpc.timeoutBroadcastTxCommitMs,
         path,
       ),
+      maxOpenConnections: r.int("rpc.max_open_connections", d.rpc.maxOpenConnections, 0),
     },
     consensus: {
       timeoutCommitMs: duration(r, "consensus.timeout_commit", d.consensus.timeoutCommitMs, path),
@@ -76,6 +85,8 @@ laddr = ${JSON.stringify(c.rpc.laddr)}
 max_body_bytes = ${c.rpc.maxBodyBytes}
 read_timeout = "${formatGoDuration(c.rpc.readTimeoutMs)}"
 timeout_broadcast_tx_commit = "${formatGoDuration(c.rpc.timeoutBroadcastTxCommitMs)}"
+# Connections served at once (0: no limit); more wait until one closes.
+max_open_connections = ${c.rpc.maxOpenConnections}
 
 #######################################################
 ###         Consensus Configuration Options         ###
