@@ -11,11 +11,12 @@ import { detectionLatency } from "./detection-latency.js";
 import { downloadVerify } from "./download-verify.js";
 import { grpcThroughput } from "./grpc-throughput.js";
 import { historyReads } from "./history-reads.js";
+import { killLeftoverProcesses } from "./leftover-processes.js";
 import { describeMachine } from "./machine.js";
 import { nodeMemory } from "./node-memory.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, readLatestResults, resultsPath, writeResults } from "./results-file.js";
-import { removeAllScratchDirs } from "./scratch-dir.js";
+import { liveScratchDirs, removeAllScratchDirs } from "./scratch-dir.js";
 import { txThroughput } from "./tx-throughput.js";
 import { upgradeDowntime } from "./upgrade-downtime.js";
 
@@ -49,6 +50,11 @@ export const SECTION_ORDER = [
 
 async function main(): Promise<void> {
   const opts = parseBenchOptions(process.argv.slice(2));
+  const unknown = (opts.only ?? []).filter((id) => !BENCHMARKS.some(([known]) => known === id));
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown benchmark ${unknown.join(", ")}; known: ${BENCHMARKS.map(([id]) => id).join(", ")}`,
+    );
   if (opts.docOnly) {
     console.log(`bench: regenerated ${writeBenchmarksDoc(readLatestResults(), SECTION_ORDER)}`);
     return;
@@ -97,17 +103,30 @@ async function main(): Promise<void> {
 
 async function cleanUp(): Promise<void> {
   await stopAllBenchProcesses();
+  // Daemons started by a supervisor the benchmark started (not its own children) are found by their folder.
+  let killed = 0;
+  for (const dir of liveScratchDirs()) killed += killLeftoverProcesses(dir).length;
+  if (killed > 0) await new Promise((r) => setTimeout(r, 500));
   removeAllScratchDirs();
 }
 
+// `on`, not `once`: execa's exit hook re-raises the signal (ending the process before the clean-up) when it
+// finds no other listener left.
+let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
     console.error(`bench: ${signal}: stopping child processes and removing temp folders`);
     void cleanUp().finally(() => process.exit(130));
   });
 
 try {
   await main();
+} catch (e) {
+  // Bad flags and the like: one line, no stack.
+  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 2;
 } finally {
   await cleanUp();
 }

@@ -19,6 +19,18 @@ export function scratchDir(prefix: string): { path: string; remove(): void } {
 
 /** Removes every scratch folder still present (the runner calls this on exit and on Ctrl-C). */
 export function removeAllScratchDirs(): void {
-  for (const path of live) rmSync(path, { recursive: true, force: true });
+  for (const path of live) {
+    try {
+      // Retries: a process killed a moment ago may still be closing files in it.
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (e) {
+      console.error(`bench: could not remove ${path}: ${(e as Error).message}`);
+    }
+  }
   live.clear();
+}
+
+/** The scratch folders not removed yet. */
+export function liveScratchDirs(): string[] {
+  return [...live];
 }
