@@ -44,7 +44,11 @@ export function writeResults(run: BenchResults, order: readonly string[]): Bench
     sections.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     merged = {
       ...run,
-      notes: [...(old.notes ?? []), ...(run.notes ?? [])],
+      // Remarks on the old run stay only while some of its sections do.
+      notes: [
+        ...(sections.some((s) => old.sections.includes(s)) ? (old.notes ?? []) : []),
+        ...(run.notes ?? []),
+      ],
       mode: modeOf(sections, run.mode),
       sections,
       failures: [...old.failures.filter((f) => !fresh.has(f.id)), ...run.failures],
