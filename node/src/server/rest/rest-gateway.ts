@@ -11,6 +11,7 @@ import {
   type HeightBounds,
   queryHeight,
 } from "../grpc/block-height-header.js";
+import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
@@ -239,39 +240,19 @@ function heightHeader(req: IncomingMessage): { name: string; value: string } | u
   return undefined;
 }
 
-/**
- * Reads a JSON body of at most `max` bytes. Past the limit it fails at once but keeps draining what the client
- * still sends (discarding it), so the 413 answer reaches the client instead of a reset connection.
- */
-function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValue | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > max) {
-        over = true;
-        reject(new GatewayError(GrpcCode.RESOURCE_EXHAUSTED, `request body exceeds ${max} bytes`, 413));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("error", reject);
-    req.once("end", () => {
-      if (over) return;
-      const text = Buffer.concat(chunks).toString("utf8");
-      if (text.trim() === "") return resolve(undefined);
-      try {
-        resolve(JSON.parse(text) as JsonValue);
-      } catch (e) {
-        reject(
-          new GatewayError(GrpcCode.INVALID_ARGUMENT, `request body is not JSON: ${(e as Error).message}`),
-        );
-      }
-    });
-  });
+/** A JSON body of at most `max` bytes (413 past it); empty is undefined. */
+async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValue | undefined> {
+  const text = await readLimitedBody(
+    req,
+    max,
+    () => new GatewayError(GrpcCode.RESOURCE_EXHAUSTED, `request body exceeds ${max} bytes`, 413),
+  );
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (e) {
+    throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `request body is not JSON: ${(e as Error).message}`);
+  }
 }
 
 function send(

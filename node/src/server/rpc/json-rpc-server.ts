@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../../logging/logger.js";
+import { readLimitedBody } from "../limited-body.js";
 
 /** A JSON-RPC error with its code (-32602 bad params, -32603 internal, …) and a detail for `data`. */
 export class JsonRpcError extends Error {
@@ -117,33 +118,6 @@ function errorBody(id: RpcId, e: JsonRpcError) {
   return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
 }
 
-/**
- * Reads a body of at most `max` bytes. Past the limit it fails at once but keeps draining what the client still
- * sends (discarding it): leaving a `for await` would destroy the socket, and the client would see a reset
- * connection instead of the 413 answer.
- */
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > max) {
-        over = true;
-        reject(new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${max} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("error", reject);
-    req.once("end", () => {
-      if (!over) resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-  });
-}
-
 async function call(
   methods: ReadonlyMap<string, RpcMethod>,
   name: unknown,
@@ -221,7 +195,14 @@ async function handle(
     }
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req, opts.maxBodyBytes));
+      body = JSON.parse(
+        await readLimitedBody(
+          req,
+          opts.maxBodyBytes,
+          () =>
+            new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${opts.maxBodyBytes} bytes`),
+        ),
+      );
     } catch (e) {
       if (e instanceof JsonRpcError) {
         send(res, 413, errorBody(null, e));
