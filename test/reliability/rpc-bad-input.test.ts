@@ -134,7 +134,9 @@ function rpcRequest(known: readonly string[]) {
 function expectCleanResponse(r: Json, request: Json, what: string): void {
   expect(r?.jsonrpc, what).toBe("2.0");
   const reqId = request?.id;
-  if (typeof reqId === "string" || typeof reqId === "number") expect(r.id, what).toBe(reqId);
+  // As the id went over the wire: JSON has no -0, so an id of -0 comes back as 0.
+  if (typeof reqId === "string" || typeof reqId === "number")
+    expect(r.id, what).toBe(JSON.parse(JSON.stringify(reqId)));
   if (!("error" in r)) {
     expect("result" in r, what).toBe(true);
     return;
