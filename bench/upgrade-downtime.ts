@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { x as extractTar } from "tar";
+import { useFreeListenerPorts } from "../harness/src/free-listener-ports.js";
 import { LocalTestnet } from "../harness/src/local-testnet.js";
 import { ReleaseServer } from "../harness/src/release-server.js";
 import type { BenchOptions } from "./bench-options.js";
@@ -84,9 +85,15 @@ async function oneUpgrade(
       );
     await net.stop();
     net = null;
+    const left = killLeftoverProcesses(dir.path);
+    if (left.length > 0)
+      notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
+    // The home's ports were picked free when it was made; another process may hold one by now.
+    const home = join(dir.path, "net", "node");
+    await useFreeListenerPorts(home);
     // The floor: the upgraded binary started directly on the same home.
-    const node = await ChaindNode.start(join(dir.path, "net", "node"), {
-      binary: join(dir.path, "net", "node", "cosmovisor", "upgrades", "v2", "bin", "chaind"),
+    const node = await ChaindNode.start(home, {
+      binary: join(home, "cosmovisor", "upgrades", "v2", "bin", "chaind"),
     });
     await node.stop();
     if (notes.length === 0) notes.push(`Plan height ${height}; block time ${BLOCK_TIME_MS} ms.`);
