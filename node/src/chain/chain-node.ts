@@ -41,7 +41,8 @@ export class ChainNode {
     readonly chainId: string,
     readonly appConfig: AppConfig,
     readonly nodeConfig: NodeConfig,
-    readonly genesis: GenesisDoc,
+    /** The genesis document without its app state: that can be tens of MB and is read again when asked for. */
+    readonly genesis: Omit<GenesisDoc, "app_state">,
     readonly signer: ValidatorSigner,
     private readonly logger: Logger,
   ) {}
@@ -100,6 +101,7 @@ export class ChainNode {
         if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
         return null;
       };
+      const { app_state: _, ...genesisHeader } = genesis;
       const node = new ChainNode(
         layout,
         store,
@@ -110,7 +112,7 @@ export class ChainNode {
         genesis.chain_id,
         appConfig,
         nodeConfig,
-        genesis,
+        genesisHeader,
         signer,
         deps.logger,
       );

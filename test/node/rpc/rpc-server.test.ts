@@ -177,7 +177,14 @@ describe("CometBFT-compatible JSON-RPC", () => {
   });
 
   it("serves genesis, validators, abci_info and num_unconfirmed_txs", async () => {
-    expect((await rpc("genesis")).result.genesis.chain_id).toBe(home.chainId);
+    const { genesis } = (await rpc("genesis")).result;
+    expect(genesis.chain_id).toBe(home.chainId);
+    // The node keeps no copy of the app state (it can be tens of MB): it is read from genesis.json when asked.
+    expect(genesis.app_state.bank.balances).toContainEqual({
+      address: alice.address,
+      coins: [{ denom: "stake", amount: "1000000" }],
+    });
+    expect("app_state" in node.genesis).toBe(false);
     const vals = await rpc("validators");
     expect(vals.result).toMatchObject({ count: "1", total: "1" });
     expect((await rpc("abci_info")).result.response.data).toBe("chaind");

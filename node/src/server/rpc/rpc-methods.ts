@@ -1,6 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
+import { readGenesis } from "../../config/genesis.js";
 import type { CommittedBlock } from "../../consensus/block-producer.js";
 import { parseTxQuery, searchTxs } from "../../consensus/tx-search.js";
 import { toChainError } from "../../errors/chain-error.js";
@@ -417,7 +418,7 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
               { ...validator(), power: String(node.votingPower()), name: node.nodeConfig.moniker },
             ],
             app_hash: "",
-            app_state: node.genesis.app_state,
+            app_state: readGenesis(node.layout.genesisJson).app_state,
           },
         }),
       },
