@@ -1,4 +1,6 @@
+import { Coins } from "../node/src/app/coins.js";
 import { standardAppDefinition } from "../node/src/chain/app-definition.js";
+import { addGenesisAccounts } from "../node/src/chain/genesis-accounts.js";
 import { initHome } from "../node/src/chain/init-home.js";
 import { writeGenesis } from "../node/src/config/genesis.js";
 import { fillerAddress } from "./bench-accounts.js";
@@ -51,31 +53,11 @@ export function makeBenchHome(opts: BenchHomeOptions): void {
   );
   const addresses = [...(opts.funded ?? [])];
   for (let i = 0; i < (opts.fillerAccounts ?? 0); i++) addresses.push(fillerAddress(i));
-  addFundedAccounts(genesis.app_state, addresses, "1000000000000stake");
+  const coins = Coins.parse("1000000000000stake");
+  addGenesisAccounts(
+    genesis,
+    addresses.map((address) => ({ address, coins })),
+    false,
+  );
   writeGenesis(layout.genesisJson, genesis);
-}
-
-/**
- * Appends accounts in the shape `addGenesisAccount` writes. That function looks each address up in the lists
- * first (quadratic), too slow for 100k accounts, so the benchmark appends in one pass (addresses are distinct).
- */
-function addFundedAccounts(appState: Record<string, unknown>, addresses: string[], amount: string): void {
-  const m = /^(\d+)([a-z]+)$/.exec(amount)!;
-  appState.auth ??= {};
-  appState.bank ??= {};
-  const auth = appState.auth as { accounts?: unknown[] };
-  const bank = appState.bank as { balances?: unknown[]; supply?: unknown[] };
-  auth.accounts ??= [];
-  bank.balances ??= [];
-  for (const address of addresses) {
-    auth.accounts.push({
-      "@type": "/sdk.auth.v1beta1.BaseAccount",
-      address,
-      pub_key: null,
-      account_number: "0",
-      sequence: "0",
-    });
-    bank.balances.push({ address, coins: [{ denom: m[2], amount: m[1] }] });
-  }
-  bank.supply = [];
 }
