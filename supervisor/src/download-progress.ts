@@ -5,7 +5,7 @@ type OnProgress = (received: number, total: number | null) => void;
 const MB = 1024 * 1024;
 
 /** One line of the bar: `[#######.............]  35%  12.0/34.3 MB  8.1 MB/s`. */
-export function progressLine(received: number, total: number | null, elapsedMs: number, width = 30): string {
+function progressLine(received: number, total: number | null, elapsedMs: number, width = 30): string {
   const rate = elapsedMs > 0 ? received / MB / (elapsedMs / 1000) : 0;
   const speed = `${rate.toFixed(1)} MB/s`;
   if (!total) return `${(received / MB).toFixed(1)} MB  ${speed}`;

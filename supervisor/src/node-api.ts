@@ -52,6 +52,6 @@ export class NodeApi {
   }
 
   close(): void {
-    for (const t of this.transports) if (t instanceof GrpcNodeQuery) t.close();
+    for (const t of this.transports) t.close?.();
   }
 }

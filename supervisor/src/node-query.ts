@@ -6,6 +6,8 @@ export interface NodeQuery {
   readonly label: string;
   height(): Promise<number>;
   currentPlan(): Promise<UpgradePlan | null>;
+  /** Lets go of a connection the transport keeps open. */
+  close?(): void;
 }
 
 /** How long one query may take before the next transport is tried. */

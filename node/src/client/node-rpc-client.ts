@@ -29,7 +29,10 @@ export class NodeRpcClient {
   private id = 0;
   readonly url: string;
 
-  constructor(node: string) {
+  constructor(
+    node: string,
+    private readonly timeoutMs = 30_000,
+  ) {
     this.url = nodeHttpUrl(node);
   }
 
@@ -40,7 +43,7 @@ export class NodeRpcClient {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method, params }),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
