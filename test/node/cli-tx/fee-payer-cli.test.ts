@@ -181,6 +181,42 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     // About twenty CLI runs, each a fresh process on a shared machine.
   }, 180_000);
 
+  it("signs offline too: the other signer's slot is a placeholder until that signer fills it", async () => {
+    const unsigned = await generate("offline.json");
+    const numbers = async (who: Key) => {
+      const r = await cli("query", "auth", "account", who.address, "-o", "json");
+      const { account_number, sequence } = JSON.parse(r.stdout).account;
+      return ["--offline", "-a", account_number, "-s", sequence, "--chain-id", "payer-1"];
+    };
+    const signOffline = async (input: string, who: Key, output: string) => {
+      const r = await chaind([
+        "tx",
+        "sign",
+        input,
+        "--from",
+        who.name,
+        ...(await numbers(who)),
+        "--output-document",
+        file(output),
+        "--home",
+        home,
+      ]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return { path: file(output), stderr: r.stderr };
+    };
+    const a = await signOffline(unsigned, alice, "off-a.json");
+    expect(a.stderr).toBe(`still to sign: ${bob.address}`);
+    const ab = await signOffline(a.path, bob, "off-ab.json");
+    expect(ab.stderr).toContain(`the signatures of ${alice.address} no longer match and were removed`);
+    const aba = await signOffline(ab.path, alice, "off-aba.json");
+    expect(aba.stderr).toBe("");
+    const before = await balance(bob.address);
+    const sent = await cli("tx", "broadcast", aba.path, "-o", "json");
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect((await waitForTx(JSON.parse(sent.stdout).txhash)).tx_result.code).toBe(0);
+    expect(await balance(bob.address)).toBe(before - 5000n);
+  }, 180_000);
+
   it("refuses stock CosmJS's attack over RPC: carol signs alone with fee.payer = bob", async () => {
     const wallet = await DirectSecp256k1HdWallet.fromMnemonic(carol.mnemonic, { prefix: "sdk" });
     const client = await SigningStargateClient.connectWithSigner(rpc, wallet);
