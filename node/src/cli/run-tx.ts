@@ -1,43 +1,33 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { AddressCodec } from "../app/address-codec.js";
 import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
 import { Coins } from "../app/coins.js";
 import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
 import { toProtoJson } from "../app/proto-json.js";
+import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
-import { encodeAuthInfo, encodeBody, signTxDirect, type UnsignedTxParts } from "../client/direct-signing.js";
+import {
+  encodeAuthInfo,
+  encodeBody,
+  type SignerInfoParts,
+  signTxDirect,
+  type UnsignedTxParts,
+} from "../client/direct-signing.js";
 import { KeyringError } from "../client/keyring/keyring-error.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
-import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
-import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
+import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import type { TxArgs } from "./tx-options.js";
 
 const WAIT_TIMEOUT_MS = 60_000;
-
-async function accountNumbers(
-  args: TxArgs,
-  address: string,
-): Promise<{ accountNumber: bigint; sequence: bigint }> {
-  const req = toBinary(QueryAccountRequestSchema, create(QueryAccountRequestSchema, { address }));
-  try {
-    const r = await nodeClient(args).query("/sdk.auth.v1beta1.Query/Account", req);
-    const any = fromBinary(QueryAccountResponseSchema, r.value).account;
-    const base = fromBinary(BaseAccountSchema, any!.value);
-    return { accountNumber: base.accountNumber, sequence: base.sequence };
-  } catch (e) {
-    if (e instanceof NodeCallError && /NotFound/.test(e.message))
-      throw new CliError(`account ${address} does not exist on chain: fund it first`);
-    if (e instanceof NodeCallError) throw new CliError(e.message);
-    throw e;
-  }
-}
 
 function feeOf(args: TxArgs, gas: bigint): { denom: string; amount: string }[] {
   if (args.fees && args["gas-prices"]) throw new CliError("cannot provide both --fees and --gas-prices");
@@ -79,16 +69,37 @@ export async function runTx(
   const messages = buildMsgs(key.address);
   const memo = args.note ?? args.memo;
   const client = nodeClient(args);
+  let payer: string | undefined;
+  let signers: string[];
+  try {
+    const addresses = new AddressCodec("sdk");
+    if (args["fee-payer"])
+      payer = addresses.toString(addresses.fromString(args["fee-payer"], "fee payer address"));
+    signers = packedTxSigners(messages, payer ?? "", types, addresses);
+  } catch (e) {
+    if (e instanceof ChainError) throw new CliError(e.message);
+    throw e;
+  }
+  // Only this key can sign here; a fee payer that is another account signs the file with `tx sign`.
+  if (signers.length > 1 && !args["generate-only"])
+    throw new CliError(
+      `this transaction must be signed by ${signers.join(" and ")}: make it with --generate-only, have each signer run \`chaind tx sign\` on the file, then \`chaind tx broadcast\` it`,
+    );
   let gas: bigint;
   if (args.gas === "auto") {
-    const { accountNumber: _n, sequence } = await accountNumbers(args, key.address);
-    const parts: UnsignedTxParts = { messages, memo, fee: { amount: [], gasLimit: 0n } };
+    // Every signer's info and sequence, as the node checks them even when simulating; no signatures.
+    const infos: SignerInfoParts[] = [];
+    for (const s of signers) {
+      const acc = await chainAccount(args, s);
+      infos.push({ pubKey: s === key.address ? key.pubKey : acc.pubKey, sequence: acc.sequence });
+    }
+    const parts: UnsignedTxParts = { messages, memo, fee: { amount: [], gasLimit: 0n, payer } };
     const sim = toBinary(
       TxRawSchema,
       create(TxRawSchema, {
         bodyBytes: encodeBody(parts),
-        authInfoBytes: encodeAuthInfo(parts, [{ pubKey: key.pubKey, sequence }]),
-        signatures: [new Uint8Array()],
+        authInfoBytes: encodeAuthInfo(parts, infos),
+        signatures: signers.map(() => new Uint8Array()),
       }),
     );
     try {
@@ -107,7 +118,7 @@ export async function runTx(
   } else {
     throw new CliError(`--gas must be a number or "auto", got ${JSON.stringify(args.gas)}`);
   }
-  const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeOf(args, gas), gasLimit: gas } };
+  const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeOf(args, gas), gasLimit: gas, payer } };
 
   if (args["generate-only"]) {
     const tx = create(TxSchema, {
@@ -122,7 +133,7 @@ export async function runTx(
   }
 
   const chainId = args["chain-id"] || defaults.chainId || (await client.status()).node_info.network;
-  const { accountNumber, sequence } = await accountNumbers(args, key.address);
+  const { accountNumber, sequence } = await chainAccount(args, key.address);
   const bytes = await signTxDirect(
     parts,
     [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign(b) }],

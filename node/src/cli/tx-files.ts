@@ -1,18 +1,27 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import type { Argv, CommandModule } from "yargs";
+import { AddressCodec } from "../app/address-codec.js";
 import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
 import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
+import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
-import { directSignBytes, secp256k1PubKeyAny } from "../client/direct-signing.js";
+import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
 import { KeyringError } from "../client/keyring/keyring-error.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
-import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
-import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
-import { SignMode } from "../gen/sdk/tx/signing/v1beta1/signing_pb.js";
+import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
-import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import {
+  type AuthInfo,
+  AuthInfoSchema,
+  type SignerInfo,
+  type Tx,
+  TxBodySchema,
+  TxRawSchema,
+  TxSchema,
+} from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import { chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
@@ -43,6 +52,22 @@ function rawBytes(tx: Tx): Uint8Array {
   );
 }
 
+/** The accounts that must sign the file's tx, in the order of its signer infos and signatures. */
+function signersOf(tx: Tx, types: TypeRegistry): string[] {
+  try {
+    return packedTxSigners(
+      tx.body?.messages ?? [],
+      tx.authInfo?.fee?.payer ?? "",
+      types,
+      new AddressCodec("sdk"),
+    );
+  } catch (e) {
+    if (e instanceof ChainError)
+      throw new CliError(`cannot tell the signers of this transaction: ${e.message}`);
+    throw e;
+  }
+}
+
 const txJson = (tx: Tx, types: TypeRegistry) => toProtoJson(TxSchema, tx, types);
 
 async function call<T>(fn: () => Promise<T>): Promise<T> {
@@ -70,7 +95,8 @@ interface SignArgs extends QueryArgs {
 export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs>[] {
   const sign: CommandModule<QueryArgs, SignArgs> = {
     command: "sign <file>",
-    describe: "Sign a transaction generated with --generate-only (SIGN_MODE_DIRECT)",
+    describe:
+      "Sign a transaction generated with --generate-only (SIGN_MODE_DIRECT); with several signers, each signs the file in turn",
     builder: (y: Argv) =>
       y
         .options(queryOptions)
@@ -96,54 +122,58 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
           prefix: "sdk",
         }).signer(args.from),
       );
-      let accountNumber: bigint;
-      let sequence: bigint;
+      const signers = signersOf(tx, types);
+      const index = signers.indexOf(key.address);
+      if (index < 0)
+        throw new CliError(
+          `tx intended signer does not match the given signer: ${args.from} (${key.address}) is not among the signers of this transaction (${signers.join(", ")})`,
+        );
+      let own: { accountNumber: bigint; sequence: bigint };
       let chainId = args["chain-id"] || defaults.chainId;
       if (args.offline) {
         if (args["account-number"] === undefined || args.sequence === undefined)
           throw new CliError("--offline needs --account-number (-a) and --sequence (-s)");
         if (!chainId) throw new CliError("--offline needs --chain-id");
-        accountNumber = BigInt(args["account-number"]);
-        sequence = BigInt(args.sequence);
+        own = { accountNumber: BigInt(args["account-number"]), sequence: BigInt(args.sequence) };
       } else {
-        const r = await call(() =>
-          nodeClient(args).query(
-            "/sdk.auth.v1beta1.Query/Account",
-            toBinary(QueryAccountRequestSchema, create(QueryAccountRequestSchema, { address: key.address })),
-          ),
-        );
-        const base = fromBinary(
-          BaseAccountSchema,
-          fromBinary(QueryAccountResponseSchema, r.value).account!.value,
-        );
-        accountNumber = base.accountNumber;
-        sequence = base.sequence;
+        own = await chainAccount(args, key.address);
         chainId ||= (await call(() => nodeClient(args).status())).node_info.network;
       }
-      const authInfo = tx.authInfo ?? create(AuthInfoSchema);
-      authInfo.signerInfos = [
-        {
-          $typeName: "sdk.tx.v1beta1.SignerInfo",
-          publicKey: secp256k1PubKeyAny(key.pubKey),
-          modeInfo: {
-            $typeName: "sdk.tx.v1beta1.ModeInfo",
-            sum: {
-              case: "single",
-              value: { $typeName: "sdk.tx.v1beta1.ModeInfo.Single", mode: SignMode.DIRECT },
-            },
-          },
-          sequence,
-        },
-      ];
+
+      // SIGN_MODE_DIRECT signs the auth info, so it must list every signer (in the order of `signers`) before
+      // anyone signs: this key's own info, then what the file holds, else what the chain knows of the others.
+      const before = tx.authInfo ?? create(AuthInfoSchema);
+      const beforeBytes = toBinary(AuthInfoSchema, before);
+      const complete = before.signerInfos.length === signers.length;
+      const infos: SignerInfo[] = [];
+      for (const [i, address] of signers.entries()) {
+        if (i === index) infos.push(directSignerInfo({ pubKey: key.pubKey, sequence: own.sequence }));
+        else if (complete) infos.push(before.signerInfos[i]);
+        else if (args.offline) infos.push(directSignerInfo({ sequence: 0n }));
+        else infos.push(directSignerInfo(await chainAccount(args, address)));
+      }
+      const authInfo: AuthInfo = { ...before, signerInfos: infos };
       // Signed in the namespace of the file, so the file's own type URLs are what the signature covers.
       rewriteAnyTypeUrls(AuthInfoSchema, authInfo, anyNamespace(TxSchema, tx, types), types);
       tx.authInfo = authInfo;
       const bodyBytes = toBinary(TxBodySchema, tx.body ?? create(TxBodySchema));
       const authInfoBytes = toBinary(AuthInfoSchema, authInfo);
-      tx.signatures = [key.sign(directSignBytes(bodyBytes, authInfoBytes, chainId, accountNumber))];
+      // Earlier signatures cover the earlier auth info: they stay only if it did not change.
+      const kept = complete && Buffer.from(authInfoBytes).equals(beforeBytes);
+      const signed = (i: number) => (tx.signatures[i]?.length ?? 0) > 0;
+      const dropped = kept ? [] : signers.filter((_, i) => i !== index && signed(i));
+      const signatures = signers.map((_, i) => (kept && signed(i) ? tx.signatures[i] : new Uint8Array()));
+      signatures[index] = key.sign(directSignBytes(bodyBytes, authInfoBytes, chainId, own.accountNumber));
+      tx.signatures = signatures;
       const out = `${JSON.stringify(txJson(tx, types))}\n`;
       if (args["output-document"]) writeFileSync(args["output-document"], out);
       else process.stdout.write(out);
+      if (dropped.length > 0)
+        process.stderr.write(
+          `the signer infos changed, so the signatures of ${dropped.join(", ")} no longer match and were removed: they must sign again\n`,
+        );
+      const missing = signers.filter((_, i) => signatures[i].length === 0);
+      if (missing.length > 0) process.stderr.write(`still to sign: ${missing.join(", ")}\n`);
     },
   };
   const broadcast: CommandModule<QueryArgs, QueryArgs & { file: string; "broadcast-mode"?: string }> = {
@@ -154,7 +184,11 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .options(queryOptions)
         .option("broadcast-mode", { alias: "b", type: "string", choices: ["sync", "async"] }) as never,
     handler: async (args) => {
-      const bytes = rawBytes(readTxFile(args.file, types));
+      const tx = readTxFile(args.file, types);
+      const unsigned = signersOf(tx, types).filter((_, i) => !tx.signatures[i]?.length);
+      if (unsigned.length > 0)
+        throw new CliError(`transaction is not fully signed: still to sign: ${unsigned.join(", ")}`);
+      const bytes = rawBytes(tx);
       const client = nodeClient(args);
       const async = (args["broadcast-mode"] ?? clientDefaults(args.home).broadcastMode) === "async";
       const res = await call(() => (async ? client.broadcastAsync(bytes) : client.broadcastSync(bytes)));

@@ -8,6 +8,10 @@ export const txOptions = {
   "chain-id": { type: "string", describe: "chain id (default: client.toml, else the node's)" },
   fees: { type: "string", describe: "fees to pay, e.g. 2000stake" },
   "gas-prices": { type: "string", describe: "gas prices to derive the fee from, e.g. 0.025stake" },
+  "fee-payer": {
+    type: "string",
+    describe: "address that pays the fee instead of --from; it must sign too (see tx sign)",
+  },
   gas: { type: "string", default: "200000", describe: 'gas limit, or "auto" to simulate first' },
   "gas-adjustment": {
     type: "number",
@@ -34,6 +38,7 @@ export interface TxArgs extends QueryArgs {
   "chain-id"?: string;
   fees?: string;
   "gas-prices"?: string;
+  "fee-payer"?: string;
   gas: string;
   "gas-adjustment": number;
   memo: string;

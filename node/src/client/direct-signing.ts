@@ -3,7 +3,14 @@ import type { Any } from "@bufbuild/protobuf/wkt";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { PubKeySchema } from "../gen/sdk/crypto/secp256k1/keys_pb.js";
 import { SignMode } from "../gen/sdk/tx/signing/v1beta1/signing_pb.js";
-import { AuthInfoSchema, SignDocSchema, TxBodySchema, TxRawSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
+import {
+  AuthInfoSchema,
+  SignDocSchema,
+  type SignerInfo,
+  SignerInfoSchema,
+  TxBodySchema,
+  TxRawSchema,
+} from "../gen/sdk/tx/v1beta1/tx_pb.js";
 
 /** One signer of a tx: its key, the numbers the chain knows it by, and how it signs. */
 export interface DirectSigner {
@@ -18,6 +25,12 @@ export interface UnsignedTxParts {
   memo?: string;
   timeoutHeight?: bigint;
   fee: { amount: { denom: string; amount: string }[]; gasLimit: bigint; payer?: string; granter?: string };
+}
+
+/** What a signer info says of its signer; no key when the chain already knows it (or for a simulation). */
+export interface SignerInfoParts {
+  pubKey?: Uint8Array;
+  sequence: bigint;
 }
 
 export function secp256k1PubKeyAny(pubKey: Uint8Array): Any {
@@ -38,18 +51,21 @@ export function encodeBody(parts: UnsignedTxParts): Uint8Array {
   );
 }
 
-export function encodeAuthInfo(
-  parts: UnsignedTxParts,
-  signers: readonly Pick<DirectSigner, "pubKey" | "sequence">[],
-): Uint8Array {
+/** A SIGN_MODE_DIRECT signer info. */
+export function directSignerInfo(s: SignerInfoParts): SignerInfo {
+  return create(SignerInfoSchema, {
+    publicKey: s.pubKey && secp256k1PubKeyAny(s.pubKey),
+    modeInfo: { sum: { case: "single", value: { mode: SignMode.DIRECT } } },
+    sequence: s.sequence,
+  });
+}
+
+/** Signer infos in the order of the tx's signers (its messages' signers, then a fee payer). */
+export function encodeAuthInfo(parts: UnsignedTxParts, signers: readonly SignerInfoParts[]): Uint8Array {
   return toBinary(
     AuthInfoSchema,
     create(AuthInfoSchema, {
-      signerInfos: signers.map((s) => ({
-        publicKey: secp256k1PubKeyAny(s.pubKey),
-        modeInfo: { sum: { case: "single" as const, value: { mode: SignMode.DIRECT } } },
-        sequence: s.sequence,
-      })),
+      signerInfos: signers.map(directSignerInfo),
       fee: {
         amount: parts.fee.amount,
         gasLimit: parts.fee.gasLimit,

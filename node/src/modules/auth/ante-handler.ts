@@ -2,9 +2,9 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { parseDecCoins, requiredFee } from "../../app/dec-coins.js";
-import { msgSigners } from "../../app/msg-signers.js";
 import { typeUrlToSdk } from "../../app/namespace.js";
 import type { DecodedTx } from "../../app/tx-decoder.js";
+import { txSigners } from "../../app/tx-signers.js";
 import { addressFromPubKey } from "../../crypto/address.js";
 import { verifySecp256k1 } from "../../crypto/secp256k1.js";
 import { ChainError } from "../../errors/chain-error.js";
@@ -30,14 +30,6 @@ export type AnteHandler = (ctx: Context, tx: DecodedTx, simulate: boolean) => Pr
 const err = ChainError.wrap;
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
-/** The signers of a tx in order of first appearance, as Cosmos' GetSigners. */
-export function txSigners(tx: DecodedTx, accounts: AccountKeeper): string[] {
-  const seen: string[] = [];
-  for (const m of tx.msgs)
-    for (const s of msgSigners(m.desc, m.message, accounts.addresses)) if (!seen.includes(s)) seen.push(s);
-  return seen;
-}
-
 /**
  * Cosmos' ante chain in its order: basic validity, timeout height, memo, size gas, fee deduction (and minimum
  * gas prices on CheckTx), public keys, signature count, signature gas, signatures and sequences, sequence + 1.
@@ -59,7 +51,8 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
     } catch (e) {
       throw err(SdkErrors.InsufficientFee, `invalid fee provided: ${(e as Error).message}`);
     }
-    const signers = txSigners(tx, accounts);
+    // The fee payer is among the signers, so it signs with its own signer info, sequence and signature.
+    const signers = txSigners(tx.msgs, fee?.payer ?? "", accounts.addresses);
     if (tx.raw.signatures.length === 0 && !simulate) throw err(SdkErrors.NoSignatures);
     if (!simulate && tx.raw.signatures.length !== signers.length) {
       throw err(
@@ -109,8 +102,10 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
       }
     }
     if (fee?.granter) throw err(SdkErrors.InvalidRequest, "fee grants are not enabled on this chain");
-    const payer = fee?.payer || signers[0];
-    const payerAddr = accounts.addresses.fromString(payer, "fee payer");
+    // Charged here, checked below: a payer that did not sign fails the signature checks, and the whole ante
+    // branch, this deduction included, is dropped.
+    const payerAddr = accounts.addresses.fromString(fee?.payer || signers[0], "fee payer address");
+    const payer = accounts.addresses.toString(payerAddr);
     if (!(await accounts.hasAccount(ctx, payerAddr)))
       throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
     if (!feeCoins.isEmpty) {

@@ -32,6 +32,8 @@ export function bankMsgServer(
       );
     }
   };
+  // By bytes: bech32 also accepts the upper-case form of a blocked address.
+  const isBlocked = (addr: Uint8Array) => opts.blocked.has(addresses.toString(addr));
   const checkSendable = async (ctx: Context, coins: Coins) => {
     for (const c of coins.list) {
       if (!(await bank.isSendEnabled(ctx, c.denom))) {
@@ -46,7 +48,7 @@ export function bankMsgServer(
       const coins = Coins.from(msg.amount);
       if (coins.isEmpty) throw ChainError.wrap(SdkErrors.InvalidCoins, "amount must not be empty");
       await checkSendable(ctx, coins);
-      if (opts.blocked.has(msg.toAddress)) {
+      if (isBlocked(to)) {
         throw ChainError.wrap(SdkErrors.Unauthorized, `${msg.toAddress} is not allowed to receive funds`);
       }
       await bank.sendCoins(ctx, from, to, coins);
@@ -68,9 +70,9 @@ export function bankMsgServer(
       const from = addresses.fromString(input.address, "input address");
       await bank.subtractCoins(ctx, from, inCoins);
       for (const o of msg.outputs) {
-        if (opts.blocked.has(o.address))
-          throw ChainError.wrap(SdkErrors.Unauthorized, `${o.address} is not allowed to receive funds`);
         const to = addresses.fromString(o.address, "output address");
+        if (isBlocked(to))
+          throw ChainError.wrap(SdkErrors.Unauthorized, `${o.address} is not allowed to receive funds`);
         await accounts.ensureAccount(ctx, to);
         await bank.addCoins(ctx, to, Coins.from(o.coins));
       }
