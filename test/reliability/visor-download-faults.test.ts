@@ -1,36 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { c as createTar } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ReleaseFault, ReleaseServer } from "../../harness/src/release-server.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 import { reportSoakFigures } from "./soak-report.js";
-
-/** Whether this machine lets us mount a small tmpfs (root with CAP_SYS_ADMIN): the only honest full disk. */
-function canMountTmpfs(): boolean {
-  const dir = mkdtempSync(join(tmpdir(), "tmpfs-probe-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "ignore" });
-    execFileSync("umount", [dir], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { canMountTmpfs } from "./tmpfs-mount.js";
 
 describe("visor against a misbehaving release server and a full disk", () => {
   let h: ReturnType<typeof visorHome>;

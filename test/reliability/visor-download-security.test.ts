@@ -42,6 +42,7 @@ import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 import { tarOf } from "./tar-builder.js";
+import { canMountTmpfs } from "./tmpfs-mount.js";
 
 /** The error a promise ends with (a VisorError, or whatever escaped). */
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -320,6 +321,36 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
     expect(server.requests()).toBe(1);
     expect(left).toEqual([]);
   });
+
+  it.runIf(canMountTmpfs())(
+    "a body of unknown length on a disk too small: stopped with a clear error, not retried, nothing left",
+    async () => {
+      const server = await serve((res) => {
+        res.writeHead(200);
+        res.end(Buffer.alloc(4 * 1024 * 1024, 3));
+      });
+      const disk = join(root, "small-disk");
+      mkdirSync(disk);
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]);
+      try {
+        const dest = join(disk, "download");
+        const err = await failure(
+          downloadFile(
+            parseArtifactUrl(server.url, false),
+            dest,
+            { ...DEFAULT_DOWNLOAD, backoffMs: 1, policy: policy() },
+            { logger: silentLogger },
+          ),
+        );
+        // Whichever comes first: visor's look at the free space each MiB, or the disk refusing a write.
+        expect(err.message).toMatch(/not enough disk space: \S+ has \d+ KiB free|cannot write \S+: ENOSPC/);
+        expect(server.requests()).toBe(1);
+        expect(readdirSync(disk)).toEqual([]);
+      } finally {
+        execFileSync("umount", ["-l", disk]);
+      }
+    },
+  );
 
   it("VISOR_MAX_DOWNLOAD_BYTES and VISOR_ALLOW_FILE_URLS: defaults, config file, bad values", () => {
     const env = { DAEMON_HOME: home, DAEMON_NAME: "chaind" };
