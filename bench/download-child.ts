@@ -1,18 +1,23 @@
 // One download in a fresh process, so its time and peak RSS are its own. Arguments: <visor|plain> <url> <dest>
 // [sha256]. Prints one JSON line: {"ms", "bytes", "maxRssMb"}.
 import { createWriteStream, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { silentLogger } from "../node/src/logging/logger.js";
 import { parseArtifactUrl } from "../supervisor/src/artifact-url.js";
-import { DEFAULT_DOWNLOAD, downloadFile } from "../supervisor/src/downloader.js";
+import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES, downloadFile } from "../supervisor/src/downloader.js";
 
 const [mode, url, dest, sha256] = process.argv.slice(2);
 const t0 = performance.now();
 if (mode === "visor") {
-  await downloadFile(parseArtifactUrl(`${url}?checksum=sha256:${sha256}`, true), dest, DEFAULT_DOWNLOAD, {
-    logger: silentLogger,
-  });
+  const policy = { allowFileUrls: false, home: dirname(dest), maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES };
+  await downloadFile(
+    parseArtifactUrl(`${url}?checksum=sha256:${sha256}`, true),
+    dest,
+    { ...DEFAULT_DOWNLOAD, policy },
+    { logger: silentLogger },
+  );
 } else {
   // The ceiling: the same fetch, streamed straight to disk, no hash, no fsync, no rename.
   const res = await fetch(url);

@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // Builds a self-contained release of a chain binary:
 //   node scripts/release.js --app <dir with main.ts | entry file> --version <v> [--out <dir>] [--name chaind]
-//     [--base-url <url the archive will be served from>]
-// Writes <out>/chaind-<v>-<os>-<arch>.tar.gz, <out>/SHA256SUMS and <out>/plan-info-<v>.json.
+//     [--base-url <url the archive will be served from>] [--sign-key <ed25519 private key file> --plan <name>]
+// Writes <out>/chaind-<v>-<os>-<arch>.tar.gz, <out>/SHA256SUMS and <out>/plan-info-<v>.json; with --sign-key,
+// also <archive>.sig: the signature visor checks under VISOR_TRUSTED_KEYS, for that plan name and this platform
+// (format: docs/OPERATIONS.md, "Signed artifacts"). Signing uses visor's own message code from dist/ (npm run
+// build first). Without --base-url the plan info names a file: URL, which visor fetches only with
+// VISOR_ALLOW_FILE_URLS=true.
 //
 // bin/<name> is one file holding everything but Node itself: an esbuild bundle of the app and its
 // dependencies with LevelDB's native binding embedded (written to a cache file and loaded on first use), so a
 // supervisor may copy the file alone (cosmovisor's `init`, single-file downloads). Next to it,
 // bin/swagger-ui/ holds the Swagger UI assets the REST server serves when api.swagger is on.
 
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, sign } from "node:crypto";
 import {
   chmodSync,
   cpSync,
@@ -104,14 +108,63 @@ function sha256File(path) {
   return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
+/** DER of a PKCS#8 ed25519 private key, up to its 32-byte seed. */
+const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/**
+ * An ed25519 private key from a file: PEM (PKCS#8, as `openssl genpkey -algorithm ed25519` writes it), or the
+ * 32-byte seed in hex or base64.
+ */
+function signingKey(file) {
+  const text = readFileSync(file, "utf8").trim();
+  let key;
+  if (text.startsWith("-----BEGIN")) key = createPrivateKey(text);
+  else {
+    const seed = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+    if (seed.length !== 32) throw new Error(`${file}: not an ed25519 private key (PEM, or a 32-byte seed)`);
+    key = createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+      format: "der",
+      type: "pkcs8",
+    });
+  }
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new Error(`${file}: an ${key.asymmetricKeyType} key, not ed25519`);
+  return key;
+}
+
+/**
+ * Signs archives for one plan on this platform: `sign` writes `<archive>.sig`, base64 of the ed25519 signature
+ * over visor's signed message (plan, platform, digest). Loaded before the build, so a bad key or a missing
+ * dist/ fails at once. `publicKey` (hex) is what visor's VISOR_TRUSTED_KEYS takes.
+ */
+async function releaseSigner({ signKey, plan }) {
+  if (!plan) throw new Error("--sign-key needs --plan <the upgrade's plan name>");
+  const module = join(root, "dist", "supervisor", "src", "artifact-signature.js");
+  if (!existsSync(module)) throw new Error(`${module} is missing: run npm run build first`);
+  const { signatureMessage } = await import(pathToFileURL(module).href);
+  const key = signingKey(signKey);
+  const spki = createPublicKey(key).export({ format: "der", type: "spki" });
+  return {
+    publicKey: spki.subarray(-32).toString("hex"),
+    sign(archive, sha256) {
+      const message = signatureMessage({ plan, platform: goPlatform(), sha256 });
+      const path = `${archive}.sig`;
+      writeFileSync(path, `${sign(null, message, key).toString("base64")}\n`);
+      return path;
+    },
+  };
+}
+
 /**
  * Builds one release; answers the archive path, its sha256 and the plan-info JSON text (whose URL carries the
- * checksum when a base URL is given).
+ * checksum when a base URL is given), and with `signKey` the signature for `plan` (see releaseSigner).
  */
-export async function buildRelease({ app, version, out, name = "chaind", baseUrl }) {
+export async function buildRelease({ app, version, out, name = "chaind", baseUrl, signKey, plan }) {
   if (!/^[0-9A-Za-z][0-9A-Za-z.+_-]*$/.test(version))
     throw new Error(`bad --version ${JSON.stringify(version)}`);
   const entry = entryOf(app);
+  const signer = signKey ? await releaseSigner({ signKey, plan }) : null;
   const outDir = resolve(out ?? join(root, "releases"));
   mkdirSync(outDir, { recursive: true });
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
@@ -156,7 +209,8 @@ export async function buildRelease({ app, version, out, name = "chaind", baseUrl
     const url = `${base}/${archiveName}?checksum=sha256:${sha256}`;
     const planInfo = JSON.stringify({ binaries: { [goPlatform()]: url } });
     writeFileSync(join(outDir, `plan-info-${version}.json`), `${planInfo}\n`);
-    return { archive, sha256, planInfo };
+    const signature = signer ? { path: signer.sign(archive, sha256), publicKey: signer.publicKey } : null;
+    return { archive, sha256, planInfo, signature };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -170,10 +224,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       out: { type: "string" },
       name: { type: "string", default: "chaind" },
       "base-url": { type: "string" },
+      "sign-key": { type: "string" },
+      plan: { type: "string" },
     },
   });
   if (!values.app || !values.version) {
-    console.error("usage: npm run release -- --app <app dir> --version <v> [--out dir] [--base-url url]");
+    console.error(
+      "usage: npm run release -- --app <app dir> --version <v> [--out dir] [--base-url url] [--sign-key file --plan name]",
+    );
     process.exit(2);
   }
   try {
@@ -183,8 +241,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       out: values.out,
       name: values.name,
       baseUrl: values["base-url"],
+      signKey: values["sign-key"],
+      plan: values.plan,
     });
     console.log(`${basename(r.archive)}  sha256:${r.sha256}\nplan info: ${r.planInfo}`);
+    if (r.signature)
+      console.log(
+        `signature: ${r.signature.path} (plan ${values.plan}, public key ${r.signature.publicKey})`,
+      );
   } catch (e) {
     console.error(`release failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);

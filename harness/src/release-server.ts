@@ -1,5 +1,5 @@
 import { createReadStream, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, join } from "node:path";
 
@@ -15,9 +15,26 @@ export type ReleaseFault =
   /** Every byte, with one flipped. */
   | "corrupt";
 
+/** Credentials every request must carry, as private release hosts and presigned URLs require them. */
+export interface ReleaseAuth {
+  /** `Authorization: Basic` with this user and password. */
+  basic?: { user: string; password: string };
+  /** A query parameter with this value (`?X-Amz-Signature=...`). */
+  query?: { param: string; value: string };
+}
+
 export interface ReleaseServerOptions {
   /** The folder whose files are served by name (`GET /<file>`), e.g. the output of `npm run release`. */
   dir: string;
+  /** Without them, every request gets 401. */
+  auth?: ReleaseAuth;
+}
+
+/** One request as the server saw it. */
+export interface ReleaseRequest {
+  name: string;
+  authorization: string | null;
+  query: string;
 }
 
 /**
@@ -26,7 +43,10 @@ export interface ReleaseServerOptions {
  */
 export class ReleaseServer {
   readonly requests = new Map<string, number>();
+  /** Every request in order, with the credentials it carried. */
+  readonly log: ReleaseRequest[] = [];
   private readonly faults = new Map<string, { fault: ReleaseFault; times: number }>();
+  private readonly redirects = new Map<string, string>();
 
   private constructor(
     private readonly server: Server,
@@ -35,7 +55,7 @@ export class ReleaseServer {
 
   static async start(opts: ReleaseServerOptions): Promise<ReleaseServer> {
     let self: ReleaseServer | undefined;
-    const server = createServer((req, res) => self!.handle(opts.dir, req.url ?? "/", res));
+    const server = createServer((req, res) => self!.handle(opts, req, res));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, "127.0.0.1", () => resolve());
@@ -55,9 +75,34 @@ export class ReleaseServer {
     this.faults.set(name, { fault, times });
   }
 
-  private handle(dir: string, rawUrl: string, res: import("node:http").ServerResponse): void {
-    const name = decodeURIComponent(new URL(rawUrl, "http://x").pathname.slice(1));
+  /** Requests for `name` are answered with a 302 to `location` (another server, to test what follows it). */
+  redirect(name: string, location: string): void {
+    this.redirects.set(name, location);
+  }
+
+  private authorized(auth: ReleaseAuth | undefined, req: IncomingMessage, url: URL): boolean {
+    if (auth?.basic) {
+      const want = `Basic ${Buffer.from(`${auth.basic.user}:${auth.basic.password}`).toString("base64")}`;
+      if (req.headers.authorization !== want) return false;
+    }
+    return !auth?.query || url.searchParams.get(auth.query.param) === auth.query.value;
+  }
+
+  private handle(opts: ReleaseServerOptions, req: IncomingMessage, res: ServerResponse): void {
+    const dir = opts.dir;
+    const url = new URL(req.url ?? "/", "http://x");
+    const name = decodeURIComponent(url.pathname.slice(1));
     this.requests.set(name, (this.requests.get(name) ?? 0) + 1);
+    this.log.push({ name, authorization: req.headers.authorization ?? null, query: url.search });
+    if (!this.authorized(opts.auth, req, url)) {
+      res.writeHead(401, { "www-authenticate": 'Basic realm="releases"' }).end("unauthorized\n");
+      return;
+    }
+    const location = this.redirects.get(name);
+    if (location) {
+      res.writeHead(302, { location }).end();
+      return;
+    }
     // Names only, never paths: nothing outside `dir` is reachable.
     if (!name || name !== basename(name)) {
       res.writeHead(404).end("not found\n");

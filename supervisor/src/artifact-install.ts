@@ -2,6 +2,7 @@ import {
   chmodSync,
   closeSync,
   existsSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -12,9 +13,10 @@ import {
 } from "node:fs";
 import { isAbsolute, join, normalize, posix } from "node:path";
 import { extract as extractTar, list as listTar } from "tar";
+import { lackOfSpace } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";
 
-/** Past this, an archive entry is refused (a decompression bomb is not a binary). */
+/** Past this, an archive entry is refused (a decompression bomb is not a binary); so is an archive past it in all. */
 export const MAX_ENTRY_BYTES = 4 * 1024 ** 3;
 
 function isArchive(file: string): boolean {
@@ -31,11 +33,13 @@ function isArchive(file: string): boolean {
 
 /**
  * Every entry must stay inside the target: no absolute or `..` paths, no links out, no path through a link the
- * archive made (a chain of links that are each inside can still lead out), no devices, no giants. Read with
- * `strict`, so a damaged archive is refused here, before anything is written.
+ * archive made (a chain of links that are each inside can still lead out), no devices, no giants, and all of
+ * it must fit on the disk beside the download. Read with `strict`, so a damaged archive is refused here, before
+ * anything is written.
  */
-async function checkEntries(file: string): Promise<void> {
+async function checkEntries(file: string, dir: string): Promise<void> {
   const problems: string[] = [];
+  let total = 0;
   const links = new Set<string>();
   const throughLink = (norm: string) => {
     const parts = norm.split("/");
@@ -66,6 +70,7 @@ async function checkEntries(file: string): Promise<void> {
         problems.push(`entry ${JSON.stringify(p)} is a ${e.type}`);
       if ((e.size ?? 0) > MAX_ENTRY_BYTES)
         problems.push(`entry ${JSON.stringify(p)} is larger than ${MAX_ENTRY_BYTES} bytes`);
+      total += e.size ?? 0;
       e.resume();
     },
   });
@@ -73,15 +78,26 @@ async function checkEntries(file: string): Promise<void> {
   await listing.catch((e) => {
     if (!problems.length) throw e;
   });
+  if (total > MAX_ENTRY_BYTES) problems.push(`its entries hold ${total} bytes, more than ${MAX_ENTRY_BYTES}`);
+  const lack = problems.length ? null : lackOfSpace(dir, total);
+  if (lack) problems.push(`not enough disk space to unpack it: ${lack}`);
   if (problems.length) throw new VisorError("ARCHIVE", `refusing archive: ${problems.join("; ")}`);
 }
 
-/** Nothing visor installs may be changed by another local user before it runs: clears group/world write. */
-function removeGroupWorldWrite(path: string): void {
+/** Who visor runs as: every installed file becomes theirs (POSIX; elsewhere files keep their owner). */
+const self = process.getuid && process.getgid ? { uid: process.getuid(), gid: process.getgid() } : null;
+
+/**
+ * Nothing visor installs may be changed by another local user before it runs: every file, folder and link is
+ * owned by visor's own user and group (an archive's owners are never kept), none is group- or world-writable,
+ * and none is set-user-ID or set-group-ID (a root visor would otherwise hand local users a root program).
+ */
+function secureTree(path: string): void {
   const st = lstatSync(path);
+  if (self && (st.uid !== self.uid || st.gid !== self.gid)) lchownSync(path, self.uid, self.gid);
   if (st.isSymbolicLink()) return;
-  if ((st.mode & 0o022) !== 0) chmodSync(path, st.mode & 0o7755);
-  if (st.isDirectory()) for (const f of readdirSync(path)) removeGroupWorldWrite(join(path, f));
+  if ((st.mode & 0o6022) !== 0) chmodSync(path, st.mode & 0o1755);
+  if (st.isDirectory()) for (const f of readdirSync(path)) secureTree(join(path, f));
 }
 
 /** tar's own errors (a damaged header, a write through a link) as visor's. */
@@ -90,20 +106,23 @@ const archiveError = (file: string, e: unknown) =>
 
 /**
  * Installs a verified download into an upgrade folder: an archive is unpacked whole (its `bin/<name>`, or
- * `<name>` at the top, is the binary), a single file becomes `bin/<name>`. The binary is made executable and
- * never group- or world-writable.
+ * `<name>` at the top, is the binary), a single file becomes `bin/<name>`. Everything is visor's own and never
+ * group- or world-writable; the binary is made executable.
  */
 export async function installArtifact(file: string, dir: string, name: string): Promise<string> {
   mkdirSync(join(dir, "bin"), { recursive: true });
   const bin = join(dir, "bin", name);
   if (isArchive(file)) {
-    await checkEntries(file).catch((e) => {
+    await checkEntries(file, dir).catch((e) => {
       throw archiveError(file, e);
     });
-    // Modes come from the umask, not the archive (tar's chmod would give folders an archive's 0777).
-    await extractTar({ file, cwd: dir, strict: true, preservePaths: false }).catch((e) => {
-      throw archiveError(file, e);
-    });
+    // Modes come from the umask, not the archive (tar's chmod would give folders an archive's 0777); owners
+    // are never the archive's (tar keeps them by default when run as root).
+    await extractTar({ file, cwd: dir, strict: true, preservePaths: false, preserveOwner: false }).catch(
+      (e) => {
+        throw archiveError(file, e);
+      },
+    );
     if (!existsSync(bin) && existsSync(join(dir, name))) renameSync(join(dir, name), bin);
     if (!existsSync(bin))
       throw new VisorError("ARCHIVE", `the archive holds neither bin/${name} nor ${name}`);
@@ -111,7 +130,7 @@ export async function installArtifact(file: string, dir: string, name: string): 
   } else {
     renameSync(file, bin);
   }
-  removeGroupWorldWrite(dir);
+  secureTree(dir);
   chmodSync(bin, 0o755);
   return normalize(bin);
 }

@@ -11,6 +11,7 @@ import {
 import { join, relative } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
 import { crashPoint } from "./crash-point.js";
+import { lackOfSpace } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";
 
 /** LevelDB never rewrites a table file once written: those are shared by hard link instead of copied. */
@@ -35,7 +36,8 @@ function walk(dir: string, base = dir, out: Entry[] = []): Entry[] {
  * Backs up `<home>/data` to `<backupRoot>/data-backup-<time>`: immutable LevelDB tables are hard-linked (so the
  * time does not grow with the data), everything else is copied; across file systems everything is copied.
  * The copy is checked file by file (names and sizes) before it is renamed into place, and only the newest
- * `keep` backups are kept.
+ * `keep` backups are kept. A backup that would not fit (what it copies, plus the disk's reserve) is refused
+ * before it starts, so it never fills the disk the node writes to.
  */
 export function backupData(
   dataDir: string,
@@ -51,6 +53,16 @@ export function backupData(
   let linked = 0;
   let copied = 0;
   const entries = walk(dataDir);
+  mkdirSync(backupRoot, { recursive: true });
+  const sameDisk = statSync(dataDir).dev === statSync(backupRoot).dev;
+  // Hard links cost no data space; across disks every file is copied.
+  const needed = entries.reduce((n, e) => n + (sameDisk && IMMUTABLE.test(e.rel) ? 0 : e.size), 0);
+  const lack = lackOfSpace(backupRoot, needed);
+  if (lack)
+    throw new VisorError(
+      "BACKUP",
+      `backup of ${dataDir} failed: not enough disk space: ${lack}; free some, or set UNSAFE_SKIP_BACKUP=true`,
+    );
   try {
     for (const [i, e] of entries.entries()) {
       if (i === entries.length >> 1) crashPoint("backup");

@@ -1,19 +1,13 @@
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  createReadStream,
-  createWriteStream,
-  fsyncSync,
-  openSync,
-  renameSync,
-  rmSync,
-} from "node:fs";
-import { Readable, Transform } from "node:stream";
+import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { fileURLToPath } from "node:url";
 import type { Logger } from "../../node/src/logging/logger.js";
 import type { ArtifactUrl } from "./artifact-url.js";
 import { crashPoint } from "./crash-point.js";
+import { lackOfSpace } from "./disk-space.js";
+import { FetchError, type FetchPolicy, openUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 
 export interface DownloadOptions {
@@ -23,19 +17,30 @@ export interface DownloadOptions {
   /** First backoff; doubled after each failed attempt. */
   backoffMs: number;
   onProgress?: (received: number, total: number | null) => void;
+  /** What may be fetched, and how much (VISOR_ALLOW_FILE_URLS, VISOR_MAX_DOWNLOAD_BYTES). */
+  policy: FetchPolicy;
 }
 
-export const DEFAULT_DOWNLOAD: DownloadOptions = { retries: 4, stallTimeoutMs: 30_000, backoffMs: 500 };
+export const DEFAULT_DOWNLOAD: Omit<DownloadOptions, "policy"> = {
+  retries: 4,
+  stallTimeoutMs: 30_000,
+  backoffMs: 500,
+};
+
+/** VISOR_MAX_DOWNLOAD_BYTES by default: far above any node binary, far below a disk. */
+export const DEFAULT_MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+
+/** While streaming, free space is looked at again each time this many bytes have arrived. */
+const SPACE_CHECK_BYTES = 1024 * 1024;
 
 /** Errors of the local disk: another attempt would fail the same way, so they stop the download at once. */
 const LOCAL_WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
 
-class Retryable extends Error {}
-
 /**
  * Streams `src` to `dest`: bytes go to `<dest>.partial` while their digest is computed, the file is fsynced,
  * the digest checked, and only then renamed into place, so nothing unverified ever sits at `dest`. Network
- * errors, stalls and 5xx answers are retried with backoff; a checksum mismatch is not.
+ * errors, stalls and 5xx answers are retried with backoff; a checksum mismatch, a refused source, a download
+ * past VISOR_MAX_DOWNLOAD_BYTES and a lack of disk space are not.
  */
 export async function downloadFile(
   src: ArtifactUrl,
@@ -59,10 +64,10 @@ export async function downloadFile(
       return { bytes: r.bytes, sha256: r.sha256 };
     } catch (e) {
       rmSync(partial, { force: true });
-      if (!(e instanceof Retryable) || attempt >= opts.retries) {
-        if (e instanceof VisorError) throw e;
+      if (e instanceof VisorError) throw e;
+      const transient = e instanceof FetchError && e.transient;
+      if (!transient || attempt >= opts.retries)
         throw new VisorError("DOWNLOAD", `download of ${src.url} failed: ${(e as Error).message}`);
-      }
       deps.logger.warn("download failed, retrying", {
         url: src.url,
         attempt: attempt + 1,
@@ -79,23 +84,19 @@ async function attemptDownload(
   partial: string,
   opts: DownloadOptions,
 ): Promise<{ bytes: number; digest: string; sha256: string }> {
-  let body: Readable;
-  let total: number | null = null;
+  const max = opts.policy.maxDownloadBytes;
+  const dir = dirname(partial);
   const abort = new AbortController();
-  if (src.url.startsWith("file:")) {
-    body = createReadStream(fileURLToPath(src.url));
-  } else {
-    let res: Response;
-    try {
-      res = await fetch(src.url, { signal: abort.signal });
-    } catch (e) {
-      throw new Retryable((e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
-    }
-    if (res.status >= 500) throw new Retryable(`HTTP ${res.status}`);
-    if (!res.ok || !res.body)
-      throw new VisorError("DOWNLOAD", `download of ${src.url} failed: HTTP ${res.status}`);
-    total = Number(res.headers.get("content-length")) || null;
-    body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream);
+  const { body, total } = await openUrl(src.url, opts.policy, {
+    maxBytes: max,
+    limitName: "VISOR_MAX_DOWNLOAD_BYTES",
+    signal: abort.signal,
+  });
+  // A known length must fit; an unknown one is watched while it streams, so a modest disk is not turned away.
+  const lack = lackOfSpace(dir, total ?? 0);
+  if (lack) {
+    body.destroy();
+    throw new FetchError(`not enough disk space: ${lack}`);
   }
   const sha256 = createHash("sha256");
   const checked =
@@ -106,7 +107,7 @@ async function attemptDownload(
     clearTimeout(stall);
     stall = setTimeout(() => {
       abort.abort();
-      body.destroy(new Retryable(`no data for ${opts.stallTimeoutMs} ms`));
+      body.destroy(new FetchError(`no data for ${opts.stallTimeoutMs} ms`, true));
     }, opts.stallTimeoutMs);
   };
   arm();
@@ -114,7 +115,13 @@ async function attemptDownload(
     transform(chunk: Buffer, _enc, cb) {
       arm();
       if (bytes === 0) crashPoint("download");
+      const before = bytes;
       bytes += chunk.length;
+      if (bytes > max) return cb(new FetchError(`it sent more than VISOR_MAX_DOWNLOAD_BYTES (${max} bytes)`));
+      if (Math.floor(bytes / SPACE_CHECK_BYTES) !== Math.floor(before / SPACE_CHECK_BYTES)) {
+        const short = lackOfSpace(dir, total === null ? 0 : Math.max(0, total - bytes));
+        if (short) return cb(new FetchError(`not enough disk space: ${short}`));
+      }
       sha256.update(chunk);
       checked?.update(chunk);
       opts.onProgress?.(bytes, total);
@@ -124,16 +131,16 @@ async function attemptDownload(
   try {
     await pipeline(body, meter, createWriteStream(partial, { mode: 0o600 }));
   } catch (e) {
-    if (e instanceof Retryable) throw e;
+    if (e instanceof FetchError) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? "";
     if (LOCAL_WRITE_ERRORS.has(code))
       throw new VisorError("DOWNLOAD", `cannot write ${partial}: ${(e as Error).message}`);
-    throw new Retryable((e as Error).message);
+    throw new FetchError((e as Error).message, true);
   } finally {
     clearTimeout(stall);
   }
   if (total !== null && bytes !== total)
-    throw new Retryable(`connection closed after ${bytes} of ${total} bytes`);
+    throw new FetchError(`received ${bytes} of the ${total} bytes announced`, true);
   const fd = openSync(partial, "r+");
   fsyncSync(fd);
   closeSync(fd);

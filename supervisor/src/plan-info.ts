@@ -1,9 +1,17 @@
+import { createHash } from "node:crypto";
 import type { Logger } from "../../node/src/logging/logger.js";
 import { type ArtifactUrl, parseArtifactUrl } from "./artifact-url.js";
 import { goPlatform } from "./go-platform.js";
+import { type FetchPolicy, readUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 
 const MAX_PLAN_DOC_BYTES = 1024 * 1024;
+
+/** An artifact named by Plan.info, with the key it was found under. */
+export interface PlanArtifact extends ArtifactUrl {
+  /** This machine's Go `os/arch`, or `any` when that entry was used; artifact signatures name it. */
+  platform: string;
+}
 
 function binariesOf(doc: unknown, source: string): Record<string, string> {
   const b = (doc as { binaries?: unknown } | null)?.binaries;
@@ -15,29 +23,27 @@ function binariesOf(doc: unknown, source: string): Record<string, string> {
   return b as Record<string, string>;
 }
 
-async function fetchPlanDoc(src: ArtifactUrl): Promise<unknown> {
-  let text: string;
+async function fetchPlanDoc(src: ArtifactUrl, policy: FetchPolicy): Promise<unknown> {
+  let buf: Buffer;
   try {
-    const res = await fetch(src.url, { signal: AbortSignal.timeout(30_000) });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const buf = Buffer.from(await res.arrayBuffer());
-    if (buf.length > MAX_PLAN_DOC_BYTES) throw new Error(`larger than ${MAX_PLAN_DOC_BYTES} bytes`);
-    if (src.checksum) {
-      const { createHash } = await import("node:crypto");
-      const got = createHash(src.checksum.algorithm).update(buf).digest("hex");
-      if (got !== src.checksum.hex)
-        throw new VisorError(
-          "CHECKSUM",
-          `checksum mismatch for ${src.url}: expected ${src.checksum.hex}, got ${got}`,
-        );
-    }
-    text = buf.toString("utf8");
+    buf = await readUrl(src.url, policy, {
+      maxBytes: MAX_PLAN_DOC_BYTES,
+      limitName: "the limit for plan-info documents",
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (e) {
-    if (e instanceof VisorError) throw e;
     throw new VisorError("PLAN_INFO", `cannot fetch plan info from ${src.url}: ${(e as Error).message}`);
   }
+  if (src.checksum) {
+    const got = createHash(src.checksum.algorithm).update(buf).digest("hex");
+    if (got !== src.checksum.hex)
+      throw new VisorError(
+        "CHECKSUM",
+        `checksum mismatch for ${src.url}: expected ${src.checksum.hex}, got ${got}`,
+      );
+  }
   try {
-    return JSON.parse(text);
+    return JSON.parse(buf.toString("utf8"));
   } catch (e) {
     throw new VisorError("PLAN_INFO", `plan info at ${src.url} is not JSON: ${(e as Error).message}`);
   }
@@ -49,9 +55,9 @@ async function fetchPlanDoc(src: ArtifactUrl): Promise<unknown> {
  */
 export async function artifactForPlan(
   info: string,
-  opts: { mustHaveChecksum: boolean },
+  opts: { mustHaveChecksum: boolean; policy: FetchPolicy },
   deps: { logger: Logger },
-): Promise<ArtifactUrl> {
+): Promise<PlanArtifact> {
   const text = info.trim();
   if (!text) throw new VisorError("PLAN_INFO", "plan info is empty: no binary to download");
   let doc: unknown;
@@ -64,17 +70,17 @@ export async function artifactForPlan(
     }
   } else {
     const src = parseArtifactUrl(text, opts.mustHaveChecksum);
-    deps.logger.info("fetching plan info document", { url: src.url });
-    doc = await fetchPlanDoc(src);
     source = src.url;
+    deps.logger.info("fetching plan info document", { url: source });
+    doc = await fetchPlanDoc(src, opts.policy);
   }
   const binaries = binariesOf(doc, source);
-  const platform = goPlatform();
-  const url = binaries[platform] ?? binaries.any;
-  if (!url)
+  const own = goPlatform();
+  const platform = Object.hasOwn(binaries, own) ? own : Object.hasOwn(binaries, "any") ? "any" : null;
+  if (!platform)
     throw new VisorError(
       "PLAN_INFO",
-      `${source} has no binary for ${platform} (nor "any"); it lists: ${Object.keys(binaries).join(", ") || "nothing"}`,
+      `${source} has no binary for ${own} (nor "any"); it lists: ${Object.keys(binaries).join(", ") || "nothing"}`,
     );
-  return parseArtifactUrl(url, opts.mustHaveChecksum);
+  return { ...parseArtifactUrl(binaries[platform], opts.mustHaveChecksum), platform };
 }

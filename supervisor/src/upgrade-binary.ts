@@ -43,7 +43,7 @@ export async function ensureUpgradeBinary(
     );
   const artifact = await artifactForPlan(
     plan.info,
-    { mustHaveChecksum: config.downloadMustHaveChecksum },
+    { mustHaveChecksum: config.downloadMustHaveChecksum, policy: config },
     deps,
   );
   mkdirSync(layout.upgradesDir, { recursive: true });
@@ -59,7 +59,12 @@ export async function ensureUpgradeBinary(
     const got = await downloadFile(
       artifact,
       file,
-      { ...DEFAULT_DOWNLOAD, stallTimeoutMs: config.downloadStallTimeoutMs, onProgress: deps.onProgress },
+      {
+        ...DEFAULT_DOWNLOAD,
+        stallTimeoutMs: config.downloadStallTimeoutMs,
+        onProgress: deps.onProgress,
+        policy: config,
+      },
       deps,
     );
     deps.logger.info("download verified", {
@@ -67,7 +72,7 @@ export async function ensureUpgradeBinary(
       bytes: got.bytes,
       checksum: artifact.checksum ? `${artifact.checksum.algorithm}:${artifact.checksum.hex}` : "none",
     });
-    await verifyArtifactSignature(artifact.url, got.sha256, config.trustedKeys);
+    await verifyArtifactSignature({ artifact, plan: plan.name, sha256: got.sha256 }, config);
     await installArtifact(file, staging, config.name);
     if (opts.prefetch) writeFileSync(join(staging, PREFETCH_MARKER), `${plan.name}\n`);
     crashPoint("extract");

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { parse } from "smol-toml";
 import { parseGoDuration } from "../../node/src/config/go-duration.js";
-import { DEFAULT_DOWNLOAD } from "./downloader.js";
+import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./downloader.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
@@ -42,6 +42,10 @@ export interface VisorConfig {
   metricsAddress: string;
   /** visor: ed25519 public keys (hex or base64) whose detached signature (`<url>.sig`) every artifact needs. */
   trustedKeys: string[];
+  /** visor: `file:` URLs in Plan.info (off: a plan could name any local file); never the node's config/ or data/. */
+  allowFileUrls: boolean;
+  /** visor: the most one download may hold; its Content-Length is checked first, the stream cut past it. */
+  maxDownloadBytes: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -72,6 +76,8 @@ const KEYS: Record<keyof VisorConfig, string> = {
   backupKeep: "VISOR_BACKUP_KEEP",
   metricsAddress: "VISOR_METRICS_ADDRESS",
   trustedKeys: "VISOR_TRUSTED_KEYS",
+  allowFileUrls: "VISOR_ALLOW_FILE_URLS",
+  maxDownloadBytes: "VISOR_MAX_DOWNLOAD_BYTES",
 };
 
 const configError = (msg: string) => new VisorError("CONFIG", msg);
@@ -104,6 +110,13 @@ function uint(src: Source, key: string, def: number): number {
   if (v === undefined || v === "") return def;
   if (!/^\d+$/.test(v)) throw configError(`${key}: must be a non-negative integer, got ${JSON.stringify(v)}`);
   return Number(v);
+}
+
+function positive(src: Source, key: string, def: number): number {
+  const n = uint(src, key, def);
+  if (n === 0 || !Number.isSafeInteger(n))
+    throw configError(`${key}: must be a positive integer, got ${src[key]}`);
+  return n;
 }
 
 /** `$DAEMON_HOME/cosmovisor/config.toml` (or `-c`), keyed by the environment names; env wins over it. */
@@ -202,6 +215,8 @@ export function loadVisorConfig(
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean),
+    allowFileUrls: bool(src, KEYS.allowFileUrls, false),
+    maxDownloadBytes: positive(src, KEYS.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
   };
 }
 

@@ -1,3 +1,5 @@
+import { redactUrls } from "./url-redaction.js";
+
 /** Why visor refuses or stops; every expected failure carries one, and the CLI prints it as one line. */
 export type VisorErrorCode =
   | "CONFIG"
@@ -13,12 +15,16 @@ export type VisorErrorCode =
   | "SIGNATURE"
   | "NODE_API";
 
+/**
+ * A message names URLs with their credentials redacted: it ends up in logs, on the console and in
+ * visor-status.json.
+ */
 export class VisorError extends Error {
   constructor(
     readonly code: VisorErrorCode,
     message: string,
   ) {
-    super(message);
+    super(redactUrls(message));
     this.name = "VisorError";
   }
 }

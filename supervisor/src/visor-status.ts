@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { UpgradePlan } from "./upgrade-info.js";
+import { redactUrls } from "./url-redaction.js";
 
 export interface VisorStatus {
   running_binary: string | null;
@@ -46,7 +47,8 @@ export class StatusFile {
     this.status = { ...this.status, ...patch, updated_at: new Date().toISOString() };
     const tmp = `${this.path}.tmp`;
     try {
-      writeFileSync(tmp, `${JSON.stringify(this.status, null, 2)}\n`);
+      // Plan.info and errors may name URLs with credentials: the file keeps them redacted.
+      writeFileSync(tmp, `${redactUrls(JSON.stringify(this.status, null, 2))}\n`);
       renameSync(tmp, this.path);
     } catch {
       // Status is advisory; a read-only folder must not stop an upgrade.

@@ -45,3 +45,48 @@ describe("ReleaseServer", () => {
     expect(good.equals(body)).toBe(true);
   });
 });
+
+describe("ReleaseServer with credentials", () => {
+  let dir: string;
+  let server: ReleaseServer;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "release-server-auth-"));
+    writeFileSync(join(dir, "a.tar.gz"), "archive");
+    server = await ReleaseServer.start({
+      dir,
+      auth: { basic: { user: "u", password: "p" }, query: { param: "token", value: "t" } },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers 401 without basic auth and the query token, serves with both, and logs what each request carried", async () => {
+    const basic = `Basic ${Buffer.from("u:p").toString("base64")}`;
+    expect((await fetch(server.fileUrl("a.tar.gz"))).status).toBe(401);
+    expect((await fetch(`${server.fileUrl("a.tar.gz")}?token=t`)).status).toBe(401);
+    expect((await fetch(server.fileUrl("a.tar.gz"), { headers: { authorization: basic } })).status).toBe(401);
+    const ok = await fetch(`${server.fileUrl("a.tar.gz")}?token=t`, { headers: { authorization: basic } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe("archive");
+    expect(server.log.map((r) => [r.authorization, r.query])).toEqual([
+      [null, ""],
+      [null, "?token=t"],
+      [basic, ""],
+      [basic, "?token=t"],
+    ]);
+  });
+
+  it("redirects a file to another URL on demand", async () => {
+    server.redirect("a.tar.gz", "http://127.0.0.1:1/elsewhere");
+    const basic = `Basic ${Buffer.from("u:p").toString("base64")}`;
+    const res = await fetch(`${server.fileUrl("a.tar.gz")}?token=t`, {
+      headers: { authorization: basic },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("http://127.0.0.1:1/elsewhere");
+  });
+});

@@ -10,6 +10,9 @@ export interface TarEntry {
   mode?: number;
   /** The size the header claims, when it should differ from the data (a giant with no body). */
   claimedSize?: number;
+  /** The owner the header names (root by default). */
+  uid?: number;
+  gid?: number;
   /** PAX extended attributes written before the entry (a `path` here overrides the header's). */
   pax?: { path?: string; linkpath?: string };
 }
@@ -27,8 +30,8 @@ export function tarOf(entries: readonly TarEntry[], opts: { gzip?: boolean } = {
       mode: e.mode ?? (e.type === "Directory" ? 0o755 : 0o644),
       linkpath: e.linkpath,
       mtime: new Date(0),
-      uid: 0,
-      gid: 0,
+      uid: e.uid ?? 0,
+      gid: e.gid ?? 0,
       devmaj: 1,
       devmin: 3,
     });

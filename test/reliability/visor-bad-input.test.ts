@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "../../supervisor/src/artifact-install.js";
 import { readBatch } from "../../supervisor/src/batch-feed.js";
+import { DEFAULT_MAX_DOWNLOAD_BYTES } from "../../supervisor/src/downloader.js";
 import { goPlatform } from "../../supervisor/src/go-platform.js";
 import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import { readUpgradeInfo } from "../../supervisor/src/upgrade-info.js";
@@ -189,6 +190,7 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
   });
 
   const platform = goPlatform();
+  const policy = () => ({ allowFileUrls: false, home: dir, maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES });
   const urlValue = fc.oneof(
     fc.constantFrom(
       `https://example.invalid/chaind?checksum=sha256:${SHA}`,
@@ -239,7 +241,7 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
       },
       fc.asyncProperty(info, fc.boolean(), async (text, mustHaveChecksum) => {
         const got = await outcome(
-          () => artifactForPlan(text, { mustHaveChecksum }, { logger: silentLogger }),
+          () => artifactForPlan(text, { mustHaveChecksum, policy: policy() }, { logger: silentLogger }),
           ["PLAN_INFO", "CHECKSUM"],
         );
         expectArtifact(got, text);
@@ -273,7 +275,12 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
           const digest = createHash("sha256").update(doc).digest("hex");
           const query = checksum === "none" ? "" : `?checksum=sha256:${checksum === "right" ? digest : SHA}`;
           const got = await outcome(
-            () => artifactForPlan(base + path + query, { mustHaveChecksum: false }, { logger: silentLogger }),
+            () =>
+              artifactForPlan(
+                base + path + query,
+                { mustHaveChecksum: false, policy: policy() },
+                { logger: silentLogger },
+              ),
             ["PLAN_INFO", "CHECKSUM"],
           );
           docs.delete(path);

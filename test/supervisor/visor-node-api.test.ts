@@ -8,6 +8,7 @@ import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReleaseServer } from "../../harness/src/release-server.js";
 import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
 import { fakeBinary, sha256File, VISOR, visorHome } from "./visor-home.js";
 
 /** A stand-in for a node's CometBFT RPC: `status` from the fake daemon's height file, and a CurrentPlan. */
@@ -171,8 +172,12 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
   it("with VISOR_TRUSTED_KEYS, accepts only artifacts signed by a trusted key", async () => {
     const good = ed25519.utils.randomSecretKey();
     const other = ed25519.utils.randomSecretKey();
-    const digest = Buffer.from(sha256File(join(files, "fake-v2")), "hex");
-    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(digest, other)).toString("base64"));
+    const signed = signatureMessage({
+      plan: "v2",
+      platform: "any",
+      sha256: sha256File(join(files, "fake-v2")),
+    });
+    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(signed, other)).toString("base64"));
     const info = JSON.stringify({ binaries: { any: v2Url() } });
     const env = {
       DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
@@ -184,7 +189,7 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
     const refused = h.start(["start"], env);
     expect(await refused.exit()).toBe(1);
     expect(refused.output).toMatch(/Error: no trusted key signed http:\/\/127\.0\.0\.1:\d+\/fake-v2/);
-    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(digest, good)).toString("base64"));
+    writeFileSync(join(files, "fake-v2.sig"), Buffer.from(ed25519.sign(signed, good)).toString("base64"));
     const accepted = h.start(["start"], env);
     await accepted.waitFor(/v2 running/);
     accepted.proc.kill("SIGTERM");

@@ -1,5 +1,6 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
+import { redactUrls } from "../url-redaction.js";
 import { loadVisorConfig, type VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
@@ -124,7 +125,8 @@ main(hideBin(process.argv)).then(
   },
   (e) => {
     const expected = e instanceof VisorError;
-    process.stderr.write(`Error: ${expected ? e.message : `unexpected error: ${(e as Error).stack ?? e}`}\n`);
+    const text = expected ? e.message : `unexpected error: ${(e as Error).stack ?? e}`;
+    process.stderr.write(`Error: ${redactUrls(text)}\n`);
     process.exitCode = 1;
   },
 );

@@ -7,6 +7,7 @@ import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { ensureUpgradeBinary } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
+import { redactUrls } from "../url-redaction.js";
 import { describeConfig, type VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
@@ -62,7 +63,7 @@ export async function versionCommand(
 }
 
 export function configCommand(config: VisorConfig): void {
-  out(describeConfig(config));
+  out(redactUrls(describeConfig(config)));
 }
 
 /**
@@ -144,19 +145,22 @@ export function showUpgradeInfoCommand(config: VisorConfig): void {
   out(plan ? JSON.stringify(plan) : `no upgrade-info.json in ${layout.dataDir}`);
 }
 
+/** What visor runs and what is pending; plans as the node wrote them, but with their URLs redacted. */
 export function statusCommand(config: VisorConfig): void {
   const layout = new VisorLayout(config);
   const status = existsSync(layout.statusFile) ? JSON.parse(readFileSync(layout.statusFile, "utf8")) : {};
   out(
-    JSON.stringify(
-      {
-        ...status,
-        current: layout.currentDir(),
-        current_plan: layout.currentPlan(),
-        pending: readUpgradeInfo(layout.upgradeInfoFile),
-      },
-      null,
-      2,
+    redactUrls(
+      JSON.stringify(
+        {
+          ...status,
+          current: layout.currentDir(),
+          current_plan: layout.currentPlan(),
+          pending: readUpgradeInfo(layout.upgradeInfoFile),
+        },
+        null,
+        2,
+      ),
     ),
   );
 }

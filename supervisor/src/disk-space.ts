@@ -1,0 +1,23 @@
+import { statfsSync } from "node:fs";
+
+const MiB = 1024 * 1024;
+
+/**
+ * What visor leaves free on a file system it writes to, so the node beside it keeps room to commit blocks:
+ * 1% of the file system, at most 64 MiB.
+ */
+const RESERVE_SHARE = 0.01;
+const RESERVE_MAX = 64 * MiB;
+
+/** Bytes for an operator: KiB below a MiB (a small reserve), else MiB. */
+const sizeText = (bytes: number) =>
+  bytes < MiB ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / MiB).toFixed(1)} MiB`;
+
+/** Null when `needed` more bytes fit in `dir` with the reserve left over, else why not (for an error). */
+export function lackOfSpace(dir: string, needed: number): string | null {
+  const s = statfsSync(dir);
+  const free = s.bavail * s.bsize;
+  const reserve = Math.min(RESERVE_MAX, Math.floor(s.blocks * s.bsize * RESERVE_SHARE));
+  if (needed + reserve <= free) return null;
+  return `${dir} has ${sizeText(free)} free, and ${sizeText(needed)} are needed plus a reserve of ${sizeText(reserve)}`;
+}
