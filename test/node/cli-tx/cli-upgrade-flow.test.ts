@@ -204,6 +204,35 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     expect(down.stderr.trim()).toMatch(/^Error: cannot reach node at http:\/\/127\.0\.0\.1:1/);
   });
 
+  it("a testnet home asks its small minimum gas price: a fee under it is refused in CheckTx, one at it passes", async () => {
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    expect(readFileSync(join(home, "config", "app.toml"), "utf8")).toMatch(
+      /^minimum-gas-prices = "0\.0001stake"$/m,
+    );
+    // 0.0001stake x 200000 gas (the default limit) = 20stake.
+    const free = await cli("tx", "bank", "send", "carol", bob, "1stake");
+    expect(free.exitCode).not.toBe(0);
+    expect(free.stderr.trim()).toMatch(
+      /^Error: transaction .* rejected \(code 13, sdk\): insufficient fees; got: 0 required: 20stake/,
+    );
+    const short = await cli("tx", "bank", "send", "carol", bob, "1stake", "--fees", "19stake");
+    expect(short.stderr.trim()).toMatch(/insufficient fees; got: 19stake required: 20stake/);
+    const enough = await cli("tx", "bank", "send", "carol", bob, "1stake", "--fees", "20stake", "--wait");
+    expect(enough.exitCode, enough.stderr).toBe(0);
+    const priced = await cli(
+      "tx",
+      "bank",
+      "send",
+      "carol",
+      bob,
+      "1stake",
+      "--gas-prices",
+      "0.0001stake",
+      "--wait",
+    );
+    expect(priced.exitCode, priced.stderr).toBe(0);
+  });
+
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
     const height = Number(status.sync_info.latest_block_height) + 100;
@@ -227,6 +256,8 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       info,
       "--from",
       "validator",
+      "--gas-prices",
+      "0.0001stake",
       "--wait",
       "-o",
       "json",
@@ -236,7 +267,18 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     const proposals = JSON.parse((await cli("query", "gov", "proposals", "-o", "json")).stdout).proposals;
     const id = proposals.at(-1).id;
     expect(proposals.at(-1).status).toBe("PROPOSAL_STATUS_VOTING_PERIOD");
-    const voted = await cli("tx", "gov", "vote", id, "yes", "--from", "validator", "--wait");
+    const voted = await cli(
+      "tx",
+      "gov",
+      "vote",
+      id,
+      "yes",
+      "--from",
+      "validator",
+      "--fees",
+      "20stake",
+      "--wait",
+    );
     expect(voted.exitCode, voted.stderr).toBe(0);
     await node.waitFor(/proposal tallied .*result=proposal_passed/, 20_000);
     const plan = JSON.parse((await cli("query", "upgrade", "plan", "-o", "json")).stdout);
