@@ -5,8 +5,6 @@ import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
 import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { directSignBytes, secp256k1PubKeyAny } from "../client/direct-signing.js";
-import { KeyringError } from "../client/keyring/keyring-error.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
 import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
 import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
@@ -14,6 +12,7 @@ import { SignMode } from "../gen/sdk/tx/signing/v1beta1/signing_pb.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { CliError } from "./cli-error.js";
+import { keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 
@@ -49,7 +48,7 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof NodeCallError || e instanceof KeyringError) throw new CliError(e.message);
+    if (e instanceof NodeCallError) throw new CliError(e.message);
     throw e;
   }
 }
@@ -84,18 +83,11 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .option("account-number", { alias: "a", type: "number" })
         .option("sequence", { alias: "s", type: "number" })
         .option("output-document", { type: "string", describe: "write the signed tx here instead of stdout" })
-        .option("keyring-backend", { type: "string" })
-        .option("keyring-dir", { type: "string" }) as never,
+        .options(keyringOptions) as never,
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
       const defaults = clientDefaults(args.home);
-      const key = await call(() =>
-        openKeyring({
-          backend: args["keyring-backend"] ?? defaults.keyringBackend,
-          home: args["keyring-dir"] ?? args.home,
-          prefix: "sdk",
-        }).signer(args.from),
-      );
+      const key = await withCliKeyring(args, "sdk", (ring) => ring.signer(args.from));
       let accountNumber: bigint;
       let sequence: bigint;
       let chainId = args["chain-id"] || defaults.chainId;
