@@ -233,6 +233,49 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     expect(priced.exitCode, priced.stderr).toBe(0);
   });
 
+  it("signs from an encrypted (file) key with the passphrase from piped stdin; --generate-only needs none", async () => {
+    const file = ["--keyring-backend", "file"];
+    const pass = "flow passphrase\n";
+    const added = await chaind(["keys", "add", "erin", ...file, "--home", home, "-o", "json"], {
+      input: pass.repeat(2),
+    });
+    expect(added.exitCode, added.stderr).toBe(0);
+    const erin = JSON.parse(added.stdout).address as string;
+    const funded = await cli(
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      erin,
+      "100000stake",
+      "--fees",
+      "20stake",
+      "--wait",
+    );
+    expect(funded.exitCode, funded.stderr).toBe(0);
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    const send = (input: string, ...extra: string[]) =>
+      chaind(
+        ["tx", "bank", "send", "erin", bob, "5stake", ...file, ...extra, "--home", home, "--node", rpc],
+        {
+          input,
+        },
+      );
+    const unsigned = await send("", "--generate-only", "--fees", "20stake");
+    expect(unsigned.exitCode, unsigned.stderr).toBe(0);
+    expect(JSON.parse(unsigned.stdout).signatures).toEqual([]);
+    const wrong = await send("not the passphrase\n", "--fees", "20stake");
+    expect(wrong.exitCode).toBe(1);
+    // The prompts go to stderr, then the one error line.
+    expect(wrong.stderr).toMatch(/^Enter keyring passphrase:/);
+    expect(wrong.stderr.trim().split("\n").at(-1)).toBe("Error: invalid account password");
+    const sent = await send(pass, "--fees", "20stake", "--wait");
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse((await cli("query", "bank", "balances", erin, "-o", "json")).stdout).balances).toEqual([
+      { denom: "stake", amount: String(100000 - 5 - 20) },
+    ]);
+  });
+
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
     const height = Number(status.sync_info.latest_block_height) + 100;
