@@ -28,7 +28,7 @@ export interface InitHomeOptions {
  * The gas price `chaind init` writes: the "average" step wallets (Keplr) and CosmJS examples offer, so a home
  * checks fees from its first start and ordinary clients still get in.
  */
-export const INIT_MIN_GAS_PRICE = "0.025";
+const INIT_MIN_GAS_PRICE = "0.025";
 /** The price of `chaind testnet` homes: small enough for any ordinary fee, yet not zero. */
 export const TESTNET_MIN_GAS_PRICE = "0.0001";
 
