@@ -1,7 +1,7 @@
 import { Coins } from "../node/src/app/coins.js";
 import { standardAppDefinition } from "../node/src/chain/app-definition.js";
 import { addGenesisAccounts } from "../node/src/chain/genesis-accounts.js";
-import { initHome } from "../node/src/chain/init-home.js";
+import { initHome, TESTNET_MIN_GAS_PRICE } from "../node/src/chain/init-home.js";
 import { writeGenesis } from "../node/src/config/genesis.js";
 import { fillerAddress } from "./bench-accounts.js";
 
@@ -33,6 +33,8 @@ export function makeBenchHome(opts: BenchHomeOptions): void {
       chainId: BENCH_CHAIN_ID,
       bech32Prefix: "sdk",
       overwrite: false,
+      // A local chain like `chaind testnet`'s: fees checked, the benchmark's 2000stake fees more than enough.
+      minGasPrice: TESTNET_MIN_GAS_PRICE,
       tuneApp: (c) => {
         c.api.enable = true;
         c.api.address = "tcp://127.0.0.1:0";

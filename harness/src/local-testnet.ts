@@ -20,6 +20,9 @@ const ROOT = repoRoot();
 export const CHAIND_CLI = join(ROOT, "bin", "chaind.js");
 export const VISOR_CLI = join(ROOT, "bin", "visor.js");
 
+/** What the harness' txs pay: enough for the testnet home's minimum gas price at the default gas limit. */
+const TX_FEES = ["--fees", "2000stake"];
+
 export interface LocalTestnetOptions {
   /** Folder of this testnet: the node home is `<dir>/node`. */
   dir: string;
@@ -205,6 +208,7 @@ export class LocalTestnet {
         "--no-checksum-required",
         "--from",
         "validator",
+        ...TX_FEES,
         "--wait",
         "-o",
         "json",
@@ -227,6 +231,7 @@ export class LocalTestnet {
         "1000stake",
         "--from",
         "validator",
+        ...TX_FEES,
         "--wait",
         "-o",
         "json",
@@ -241,7 +246,7 @@ export class LocalTestnet {
   }): Promise<string> {
     const event = submitted.events.find((e: { type: string }) => e.type === "submit_proposal")!;
     const id = event.attributes.find((a: { key: string }) => a.key === "proposal_id")!.value;
-    await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", "--wait"]);
+    await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", ...TX_FEES, "--wait"]);
     const deadline = Date.now() + 60_000;
     for (;;) {
       const p = JSON.parse(await this.cli(["query", "gov", "proposal", id, "-o", "json"])).proposal;

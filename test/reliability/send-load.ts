@@ -60,7 +60,7 @@ export class SendLoad {
                 amount: [{ denom: "stake", amount: "1" }],
               }),
             ],
-            fee: { amount: [{ denom: "stake", amount: "10" }], gasLimit: 200_000n },
+            fee: { amount: [{ denom: "stake", amount: "2000" }], gasLimit: 200_000n },
           },
           [sender.signer(account.accountNumber, account.sequence)],
           this.chainId,

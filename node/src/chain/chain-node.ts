@@ -25,6 +25,7 @@ export interface ChainNodeOptions {
   definition: AppDefinition;
   /** Overrides of app.toml, as `chaind start` flags give them. */
   haltHeight?: number;
+  minimumGasPrices?: string;
   /** Plan heights whose upgrade this node skips (`--unsafe-skip-upgrades`). */
   skipUpgradeHeights?: readonly number[];
 }
@@ -50,6 +51,7 @@ export class ChainNode {
   static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
     const layout = new HomeLayout(opts.home);
     const appConfig = readAppConfig(layout.appToml);
+    if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const nodeConfig = readNodeConfig(layout.configToml);
     const genesis = readGenesis(layout.genesisJson);
     const signer = readPrivValidatorKey(layout.privValidatorKey);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { type AppConfig, defaultAppConfig, renderAppToml } from "../config/app-config.js";
-import { defaultClientConfig, renderClientToml } from "../config/client-config.js";
+import { type ClientConfig, defaultClientConfig, renderClientToml } from "../config/client-config.js";
 import { defaultConsensusParams, type GenesisDoc, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { defaultNodeConfig, type NodeConfig, renderConfigToml } from "../config/node-config.js";
@@ -13,9 +13,28 @@ export interface InitHomeOptions {
   chainId: string;
   bech32Prefix: string;
   overwrite: boolean;
+  /**
+   * app.toml's minimum-gas-prices is this amount of the genesis' bond denom (default INIT_MIN_GAS_PRICE):
+   * never empty, as `start` refuses an empty value.
+   */
+  minGasPrice?: string;
   /** Adjust the defaults before they are written (testnet homes turn listeners on, shorten block time). */
   tuneApp?: (c: AppConfig) => void;
   tuneNode?: (c: NodeConfig) => void;
+  tuneClient?: (c: ClientConfig) => void;
+}
+
+/**
+ * The gas price `chaind init` writes: the "average" step wallets (Keplr) and CosmJS examples offer, so a home
+ * checks fees from its first start and ordinary clients still get in.
+ */
+const INIT_MIN_GAS_PRICE = "0.025";
+/** The price of `chaind testnet` homes: small enough for any ordinary fee, yet not zero. */
+export const TESTNET_MIN_GAS_PRICE = "0.0001";
+
+function bondDenom(genesis: GenesisDoc): string {
+  const staking = genesis.app_state.staking as { params?: { bond_denom?: string } } | undefined;
+  return staking?.params?.bond_denom || "stake";
 }
 
 export class HomeExistsError extends Error {
@@ -36,18 +55,6 @@ export function initHome(
   mkdirSync(layout.configDir, { recursive: true, mode: 0o700 });
   mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
 
-  const app = defaultAppConfig();
-  opts.tuneApp?.(app);
-  const node = defaultNodeConfig(opts.moniker);
-  opts.tuneNode?.(node);
-  writeFileSync(layout.appToml, renderAppToml(app));
-  writeFileSync(layout.configToml, renderConfigToml(node));
-  writeFileSync(
-    layout.clientToml,
-    renderClientToml({ ...defaultClientConfig(opts.chainId), node: node.rpc.laddr }),
-  );
-  const signer = writeNewPrivValidatorKey(layout.privValidatorKey);
-
   const assembly = def.assemble({ chainId: opts.chainId, bech32Prefix: opts.bech32Prefix, minGasPrices: "" });
   const appState: Record<string, unknown> = {};
   for (const m of assembly.modules) if (m.defaultGenesis) appState[m.name] = m.defaultGenesis();
@@ -62,6 +69,18 @@ export function initHome(
     app_state: appState,
     consensus: { params: defaultConsensusParams() },
   };
+
+  const app = defaultAppConfig();
+  app.minimumGasPrices = `${opts.minGasPrice ?? INIT_MIN_GAS_PRICE}${bondDenom(genesis)}`;
+  opts.tuneApp?.(app);
+  const node = defaultNodeConfig(opts.moniker);
+  opts.tuneNode?.(node);
+  const client = { ...defaultClientConfig(opts.chainId), node: node.rpc.laddr };
+  opts.tuneClient?.(client);
+  writeFileSync(layout.appToml, renderAppToml(app));
+  writeFileSync(layout.configToml, renderConfigToml(node));
+  writeFileSync(layout.clientToml, renderClientToml(client));
+  const signer = writeNewPrivValidatorKey(layout.privValidatorKey);
   writeGenesis(layout.genesisJson, genesis);
   return {
     layout,

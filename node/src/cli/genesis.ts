@@ -3,17 +3,16 @@ import { AddressCodec } from "../app/address-codec.js";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { CliError } from "./cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import { collectGentxsCommand, gentxCommand } from "./gentx.js";
 import type { GlobalArgs } from "./global-options.js";
 
-interface AddAccountArgs extends GlobalArgs {
+interface AddAccountArgs extends GlobalArgs, KeyringArgs {
   address: string;
   coins: string;
-  "keyring-backend": string;
   append: boolean;
 }
 
@@ -25,7 +24,7 @@ function addAccountCommand(): CommandModule<GlobalArgs, AddAccountArgs> {
       y
         .positional("address", { type: "string", demandOption: true })
         .positional("coins", { type: "string", demandOption: true })
-        .option("keyring-backend", { type: "string", default: "test" })
+        .options(keyringOptions)
         .option("append", {
           type: "boolean",
           default: false,
@@ -40,12 +39,11 @@ function addAccountCommand(): CommandModule<GlobalArgs, AddAccountArgs> {
         codec.fromString(address);
       } catch {
         try {
-          const ring = openKeyring({
-            backend: args["keyring-backend"],
-            home: args.home,
-            prefix: codec.prefix,
-          });
-          address = (await ring.get(args.address)).address;
+          address = await withCliKeyring(
+            args,
+            codec.prefix,
+            async (ring) => (await ring.get(args.address)).address,
+          );
         } catch (e) {
           throw new CliError(
             `${args.address} is neither a valid address nor a key in the keyring: ${(e as Error).message}`,

@@ -7,7 +7,6 @@ import { Coins } from "../app/coins.js";
 import { PROTO_JSON_WRITE } from "../app/proto-json.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { encodeAuthInfo, encodeBody, signTxDirect } from "../client/direct-signing.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
@@ -15,14 +14,14 @@ import { PubKeySchema } from "../gen/sdk/crypto/ed25519/keys_pb.js";
 import { MsgCreateValidatorSchema } from "../gen/sdk/staking/v1beta1/tx_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { CliError } from "./cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import { cliTypes } from "./cli-types.js";
 import type { GlobalArgs } from "./global-options.js";
 
-interface GentxArgs extends GlobalArgs {
+interface GentxArgs extends GlobalArgs, KeyringArgs {
   key: string;
   amount: string;
   moniker?: string;
-  "keyring-backend": string;
 }
 
 /**
@@ -38,7 +37,7 @@ export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, Gent
         .positional("key", { type: "string", demandOption: true })
         .positional("amount", { type: "string", demandOption: true })
         .option("moniker", { type: "string" })
-        .option("keyring-backend", { type: "string", default: "test" }) as never,
+        .options(keyringOptions) as never,
     handler: async (args) => {
       const layout = new HomeLayout(args.home);
       const genesis = readGenesis(layout.genesisJson);
@@ -51,11 +50,7 @@ export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, Gent
       }
       if (amount.list.length !== 1)
         throw new CliError("the self-delegation must be one coin of the bond denom");
-      const key = await openKeyring({ backend: args["keyring-backend"], home: args.home, prefix })
-        .signer(args.key)
-        .catch((e: Error) => {
-          throw new CliError(e.message);
-        });
+      const key = await withCliKeyring(args, prefix, (ring) => ring.signer(args.key));
       const funded = (
         genesis.app_state.bank as { balances?: { address: string }[] } | undefined
       )?.balances?.some((b) => b.address === key.address);

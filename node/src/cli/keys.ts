@@ -1,14 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { keyOutput, keyOutputsText, pubKeyJson } from "../client/keyring/key-output.js";
-import type { PassphrasePrompt } from "../client/keyring/key-vault.js";
 import type { Keyring } from "../client/keyring/keyring.js";
-import { KeyringError } from "../client/keyring/keyring-error.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
-import { TerminalInput } from "../client/keyring/terminal-input.js";
+import type { TerminalInput } from "../client/keyring/terminal-input.js";
 import { readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { CliError } from "./cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import type { GlobalArgs } from "./global-options.js";
 
 /** Streams the command talks through; tests pass their own. */
@@ -18,9 +16,7 @@ export interface KeysIo {
   stderr: NodeJS.WritableStream;
 }
 
-interface KeysArgs extends GlobalArgs {
-  "keyring-backend": string;
-  "keyring-dir"?: string;
+interface KeysArgs extends GlobalArgs, KeyringArgs {
   prefix?: string;
   output?: string;
 }
@@ -70,12 +66,7 @@ export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs,
     describe: "Manage your application's keys",
     builder: (y) =>
       y
-        .option("keyring-backend", {
-          type: "string",
-          default: "test",
-          describe: "keyring backend: test or file",
-        })
-        .option("keyring-dir", { type: "string", describe: "folder holding the keyring (default: --home)" })
+        .options(keyringOptions)
         .option("prefix", {
           type: "string",
           describe: "bech32 account address prefix (default: the genesis' bech32_prefix, else sdk)",
@@ -255,36 +246,15 @@ function genesisPrefix(home: string): string {
   return existsSync(path) ? (readGenesis(path).bech32_prefix ?? "sdk") : "sdk";
 }
 
-/** Opens the keyring for one command; keyring failures become one-line CLI errors. */
-async function withSession(args: KeysArgs, io: KeysIo, fn: (s: Session) => Promise<void>): Promise<void> {
-  const input = new TerminalInput({ input: io.stdin, output: io.stderr });
-  try {
-    if (args["keyring-backend"] === "os") {
-      throw new CliError('keyring backend "os" is not supported; use "test" or "file"');
-    }
-    const ring = openKeyring({
-      backend: args["keyring-backend"],
-      home: args["keyring-dir"] ?? args.home,
-      prefix: args.prefix ?? genesisPrefix(args.home),
-      passphrase: passphrasePrompt(input),
-    });
-    await fn({ ring, input, io });
-  } catch (e) {
-    if (e instanceof KeyringError) throw new CliError(e.message);
-    throw e;
-  } finally {
-    input.close();
-  }
-}
-
-/** Cosmos asks twice when the keyring has no passphrase yet. */
-function passphrasePrompt(input: TerminalInput): PassphrasePrompt {
-  return async ({ isNew }) => {
-    const passphrase = await input.readSecret("Enter keyring passphrase:", "keyring passphrase");
-    if (isNew) {
-      const again = await input.readSecret("Re-enter keyring passphrase:", "keyring passphrase confirmation");
-      if (again !== passphrase) throw new CliError("passphrases do not match");
-    }
-    return passphrase;
-  };
+/** Opens the keyring for one command, prompts through `io`. */
+function withSession(args: KeysArgs, io: KeysIo, fn: (s: Session) => Promise<void>): Promise<void> {
+  return withCliKeyring(
+    args,
+    args.prefix ?? genesisPrefix(args.home),
+    (ring, input) => fn({ ring, input, io }),
+    {
+      input: io.stdin,
+      output: io.stderr,
+    },
+  );
 }

@@ -15,14 +15,14 @@ import {
   signTxDirect,
   type UnsignedTxParts,
 } from "../client/direct-signing.js";
-import { KeyringError } from "../client/keyring/keyring-error.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
+import type { KeySigner } from "../client/keyring/keyring.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
+import { withCliKeyring } from "./cli-keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import type { TxArgs } from "./tx-options.js";
@@ -54,18 +54,12 @@ export async function runTx(
   buildMsgs: (from: string) => Any[],
 ): Promise<void> {
   const defaults = clientDefaults(args.home);
-  let key: Awaited<ReturnType<ReturnType<typeof openKeyring>["signer"]>>;
-  try {
-    const ring = openKeyring({
-      backend: args["keyring-backend"] ?? defaults.keyringBackend,
-      home: args["keyring-dir"] ?? args.home,
-      prefix: "sdk",
-    });
-    key = await ring.signer(args.from);
-  } catch (e) {
-    if (e instanceof KeyringError) throw new CliError(e.message);
-    throw e;
-  }
+  // An unsigned tx needs only the public key: no passphrase is asked for it.
+  const key = await withCliKeyring<{ address: string; pubKey: Uint8Array; sign?: KeySigner["sign"] }>(
+    args,
+    "sdk",
+    (ring) => (args["generate-only"] ? ring.get(args.from) : ring.signer(args.from)),
+  );
   const messages = buildMsgs(key.address);
   const memo = args.note ?? args.memo;
   const client = nodeClient(args);
@@ -136,7 +130,7 @@ export async function runTx(
   const { accountNumber, sequence } = await chainAccount(args, key.address);
   const bytes = await signTxDirect(
     parts,
-    [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign(b) }],
+    [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign!(b) }],
     chainId,
   );
   const mode = args["broadcast-mode"] ?? defaults.broadcastMode;

@@ -1,10 +1,15 @@
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
+import { readAppConfig } from "../config/app-config.js";
+import { HomeLayout } from "../config/home-layout.js";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import { UPGRADE_HALT_EXIT_CODE, UpgradeHaltError } from "../modules/upgrade/upgrade-halt.js";
 import type { NodeServer } from "../server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
 import { CliError } from "./cli-error.js";
+import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
 
@@ -15,8 +20,46 @@ function skipHeights(raw: number[] | undefined): number[] {
   return raw ?? [];
 }
 
+function haltHeight(given: number | undefined, app: string): number | undefined {
+  const raw = flagOrEnv(given === undefined ? undefined : String(given), app, "halt-height");
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new CliError(
+      `--halt-height (or ${flagEnvName(app, "halt-height")}) must be a non-negative integer, got ${raw}`,
+    );
+  return n;
+}
+
+/**
+ * The node's minimum gas prices: flag, else environment, else app.toml. Like Cosmos, an empty value is refused
+ * (a node would take every tx for free); an explicit zero such as "0stake" is the operator's choice.
+ */
+function minimumGasPrices(given: string | undefined, app: string, home: string): string {
+  const override = flagOrEnv(given, app, "minimum-gas-prices");
+  const appToml = new HomeLayout(home).appToml;
+  let value: string;
+  try {
+    value = override ?? readAppConfig(appToml).minimumGasPrices;
+  } catch (e) {
+    throw new CliError(`cannot start node: ${(e as Error).message}`);
+  }
+  if (value.trim() === "") {
+    const cosmos = ChainError.wrap(
+      SdkErrors.AppConfig,
+      "set min gas price in app.toml or flag or env variable",
+    );
+    throw new CliError(
+      `${cosmos.message} (minimum-gas-prices in ${appToml}, --minimum-gas-prices or ` +
+        `${flagEnvName(app, "minimum-gas-prices")}; e.g. 0.025stake, or 0stake to accept txs without fees)`,
+    );
+  }
+  return value;
+}
+
 interface StartArgs extends GlobalArgs {
   "halt-height"?: number;
+  "minimum-gas-prices"?: string;
   "unsafe-skip-upgrades"?: number[];
 }
 
@@ -31,12 +74,18 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           type: "number",
           describe: "stop after committing this height (overrides app.toml)",
         })
+        .option("minimum-gas-prices", {
+          type: "string",
+          describe: `minimum gas prices CheckTx asks of a tx, e.g. 0.025stake (overrides app.toml and ${flagEnvName(def.name, "minimum-gas-prices")})`,
+        })
         .option("unsafe-skip-upgrades", {
           type: "number",
           array: true,
           describe: "plan heights whose upgrade to skip (the plan is dropped, the chain goes on)",
         }) as never,
     handler: async (args) => {
+      const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home);
+      const halt = haltHeight(args["halt-height"], def.name);
       const logger = loggerFromArgs(args);
       let node: ChainNode;
       try {
@@ -44,7 +93,8 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           {
             home: args.home,
             definition: def,
-            haltHeight: args["halt-height"],
+            haltHeight: halt,
+            minimumGasPrices: gasPrices,
             skipUpgradeHeights: skipHeights(args["unsafe-skip-upgrades"]),
           },
           { logger },
@@ -52,6 +102,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       } catch (e) {
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
+      logger.info("minimum gas prices", { prices: gasPrices });
       let servers: NodeServer[];
       try {
         servers = await startNodeServers(node, { logger });

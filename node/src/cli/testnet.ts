@@ -1,9 +1,10 @@
+import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { addGenesisValidator, setGovPeriods } from "../chain/genesis-validators.js";
-import { HomeExistsError, initHome } from "../chain/init-home.js";
+import { HomeExistsError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { writeGenesis } from "../config/genesis.js";
 import { parseGoDuration } from "../config/go-duration.js";
@@ -92,6 +93,7 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
             chainId: args["chain-id"],
             bech32Prefix: "sdk",
             overwrite: args.overwrite,
+            minGasPrice: TESTNET_MIN_GAS_PRICE,
             tuneApp: (c) => {
               c.api.enable = true;
               c.api.swagger = true;
@@ -99,6 +101,10 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
             },
             tuneNode: (c) => {
               c.consensus.timeoutCommitMs = blockTimeMs;
+            },
+            // Throwaway keys that tests and newcomers use without a passphrase; said so below.
+            tuneClient: (c) => {
+              c.keyringBackend = "test";
             },
           },
           def,
@@ -125,6 +131,9 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
       }
       setGovPeriods(result.genesis, { votingPeriodMs, depositPeriodMs, minDeposit: args["min-deposit"] });
       writeGenesis(result.layout.genesisJson, result.genesis);
+      process.stderr.write(
+        `keyring-backend "test": the keys of this home are stored unencrypted in ${join(args.home, "keyring-test")}, for testing only\n`,
+      );
       process.stdout.write(
         `${JSON.stringify({ home: args.home, chain_id: args["chain-id"], keys }, null, 2)}\n`,
       );

@@ -7,8 +7,6 @@ import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
-import { KeyringError } from "../client/keyring/keyring-error.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
@@ -23,6 +21,7 @@ import {
 } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
+import { keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 
@@ -74,7 +73,7 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof NodeCallError || e instanceof KeyringError) throw new CliError(e.message);
+    if (e instanceof NodeCallError) throw new CliError(e.message);
     throw e;
   }
 }
@@ -110,18 +109,11 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .option("account-number", { alias: "a", type: "number" })
         .option("sequence", { alias: "s", type: "number" })
         .option("output-document", { type: "string", describe: "write the signed tx here instead of stdout" })
-        .option("keyring-backend", { type: "string" })
-        .option("keyring-dir", { type: "string" }) as never,
+        .options(keyringOptions) as never,
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
       const defaults = clientDefaults(args.home);
-      const key = await call(() =>
-        openKeyring({
-          backend: args["keyring-backend"] ?? defaults.keyringBackend,
-          home: args["keyring-dir"] ?? args.home,
-          prefix: "sdk",
-        }).signer(args.from),
-      );
+      const key = await withCliKeyring(args, "sdk", (ring) => ring.signer(args.from));
       const signers = signersOf(tx, types);
       const index = signers.indexOf(key.address);
       if (index < 0)

@@ -1,3 +1,4 @@
+import { keyringOptions } from "./cli-keyring.js";
 import type { QueryArgs } from "./query-options.js";
 import { queryOptions } from "./query-options.js";
 
@@ -20,8 +21,7 @@ export const txOptions = {
   },
   memo: { type: "string", default: "", describe: "memo of the transaction" },
   note: { type: "string", describe: "alias of --memo" },
-  "keyring-backend": { type: "string", describe: "keyring backend: test or file (default: client.toml)" },
-  "keyring-dir": { type: "string", describe: "folder holding the keyring (default: --home)" },
+  ...keyringOptions,
   yes: {
     alias: "y",
     type: "boolean",

@@ -96,7 +96,9 @@ export function renderAppToml(c: AppConfig): string {
 ###                           Base Configuration                            ###
 ###############################################################################
 
-# Minimum gas prices a validator accepts for a transaction in CheckTx, e.g. "0.025stake".
+# Minimum gas prices a validator accepts for a transaction in CheckTx, e.g. "0.025stake". \`start\` refuses
+# to run while this is empty; "0stake" is an explicit choice to accept transactions without fees.
+# --minimum-gas-prices and the CHAIND_MINIMUM_GAS_PRICES environment variable override it.
 minimum-gas-prices = ${q(c.minimumGasPrices)}
 
 # default: keep the last 362880 states, prune every 10 blocks

@@ -10,10 +10,11 @@ export interface ClientConfig {
   broadcastMode: string;
 }
 
+/** Keys are encrypted unless a home says otherwise (`chaind testnet` homes use "test"). */
 export function defaultClientConfig(chainId: string): ClientConfig {
   return {
     chainId,
-    keyringBackend: "test",
+    keyringBackend: "file",
     output: "text",
     node: "tcp://localhost:26657",
     broadcastMode: "sync",
@@ -39,7 +40,7 @@ export function renderClientToml(c: ClientConfig): string {
 
 # The network chain ID
 chain-id = ${JSON.stringify(c.chainId)}
-# The keyring's backend: test or file
+# The keyring's backend: file (keys encrypted with a passphrase) or test (keys unencrypted, for testing only)
 keyring-backend = ${JSON.stringify(c.keyringBackend)}
 # CLI output format (text|json)
 output = ${JSON.stringify(c.output)}

@@ -50,6 +50,16 @@ describe("ante limits", () => {
     return { node, chainId: home.chainId };
   }
 
+  it("an operator's explicit 0stake takes txs without fees (only an empty value is refused, by start)", async () => {
+    const { node, chainId } = await open("0stake");
+    const free = await node.mempool.add(
+      await signTxDirect(send({ fee: "0" }), [alice.signer(0n, 0n)], chainId),
+    );
+    expect(free.code, free.log).toBe(0);
+    const block = await node.producer.produce();
+    expect(block.txResults.map((r) => r.code)).toEqual([0]);
+  });
+
   it("refuses fees under the node's min-gas-prices in CheckTx with code 13, and takes enough", async () => {
     const { node, chainId } = await open("0.01stake");
     // 100000 gas at 0.01stake needs 1000stake.

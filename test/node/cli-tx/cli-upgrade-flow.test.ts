@@ -204,6 +204,78 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     expect(down.stderr.trim()).toMatch(/^Error: cannot reach node at http:\/\/127\.0\.0\.1:1/);
   });
 
+  it("a testnet home asks its small minimum gas price: a fee under it is refused in CheckTx, one at it passes", async () => {
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    expect(readFileSync(join(home, "config", "app.toml"), "utf8")).toMatch(
+      /^minimum-gas-prices = "0\.0001stake"$/m,
+    );
+    // 0.0001stake x 200000 gas (the default limit) = 20stake.
+    const free = await cli("tx", "bank", "send", "carol", bob, "1stake");
+    expect(free.exitCode).not.toBe(0);
+    expect(free.stderr.trim()).toMatch(
+      /^Error: transaction .* rejected \(code 13, sdk\): insufficient fees; got: 0 required: 20stake/,
+    );
+    const short = await cli("tx", "bank", "send", "carol", bob, "1stake", "--fees", "19stake");
+    expect(short.stderr.trim()).toMatch(/insufficient fees; got: 19stake required: 20stake/);
+    const enough = await cli("tx", "bank", "send", "carol", bob, "1stake", "--fees", "20stake", "--wait");
+    expect(enough.exitCode, enough.stderr).toBe(0);
+    const priced = await cli(
+      "tx",
+      "bank",
+      "send",
+      "carol",
+      bob,
+      "1stake",
+      "--gas-prices",
+      "0.0001stake",
+      "--wait",
+    );
+    expect(priced.exitCode, priced.stderr).toBe(0);
+  });
+
+  it("signs from an encrypted (file) key with the passphrase from piped stdin; --generate-only needs none", async () => {
+    const file = ["--keyring-backend", "file"];
+    const pass = "flow passphrase\n";
+    const added = await chaind(["keys", "add", "erin", ...file, "--home", home, "-o", "json"], {
+      input: pass.repeat(2),
+    });
+    expect(added.exitCode, added.stderr).toBe(0);
+    const erin = JSON.parse(added.stdout).address as string;
+    const funded = await cli(
+      "tx",
+      "bank",
+      "send",
+      "alice",
+      erin,
+      "100000stake",
+      "--fees",
+      "20stake",
+      "--wait",
+    );
+    expect(funded.exitCode, funded.stderr).toBe(0);
+    const bob = keys.find((k) => k.name === "bob")!.address;
+    const send = (input: string, ...extra: string[]) =>
+      chaind(
+        ["tx", "bank", "send", "erin", bob, "5stake", ...file, ...extra, "--home", home, "--node", rpc],
+        {
+          input,
+        },
+      );
+    const unsigned = await send("", "--generate-only", "--fees", "20stake");
+    expect(unsigned.exitCode, unsigned.stderr).toBe(0);
+    expect(JSON.parse(unsigned.stdout).signatures).toEqual([]);
+    const wrong = await send("not the passphrase\n", "--fees", "20stake");
+    expect(wrong.exitCode).toBe(1);
+    // The prompts go to stderr, then the one error line.
+    expect(wrong.stderr).toMatch(/^Enter keyring passphrase:/);
+    expect(wrong.stderr.trim().split("\n").at(-1)).toBe("Error: invalid account password");
+    const sent = await send(pass, "--fees", "20stake", "--wait");
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse((await cli("query", "bank", "balances", erin, "-o", "json")).stdout).balances).toEqual([
+      { denom: "stake", amount: String(100000 - 5 - 20) },
+    ]);
+  });
+
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
     const height = Number(status.sync_info.latest_block_height) + 100;
@@ -227,6 +299,8 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       info,
       "--from",
       "validator",
+      "--gas-prices",
+      "0.0001stake",
       "--wait",
       "-o",
       "json",
@@ -236,7 +310,18 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     const proposals = JSON.parse((await cli("query", "gov", "proposals", "-o", "json")).stdout).proposals;
     const id = proposals.at(-1).id;
     expect(proposals.at(-1).status).toBe("PROPOSAL_STATUS_VOTING_PERIOD");
-    const voted = await cli("tx", "gov", "vote", id, "yes", "--from", "validator", "--wait");
+    const voted = await cli(
+      "tx",
+      "gov",
+      "vote",
+      id,
+      "yes",
+      "--from",
+      "validator",
+      "--fees",
+      "20stake",
+      "--wait",
+    );
     expect(voted.exitCode, voted.stderr).toBe(0);
     await node.waitFor(/proposal tallied .*result=proposal_passed/, 20_000);
     const plan = JSON.parse((await cli("query", "upgrade", "plan", "-o", "json")).stdout);

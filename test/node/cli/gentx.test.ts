@@ -18,20 +18,26 @@ describe("genesis gentx and collect-gentxs", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("turns a funded key into a bonded validator at genesis, and the chain starts from it", async () => {
-    const run = async (...args: string[]) => {
-      const r = await chaind([...args, "--home", home]);
+    // The home's keyring is init's default, the encrypted file backend: the passphrase comes from stdin.
+    const run = async (args: string[], input = "") => {
+      const r = await chaind([...args, "--home", home], { input });
       expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
       return r;
     };
-    await run("init", "node0", "--chain-id", "gentx-1");
-    const added = await run("keys", "add", "val", "--output", "json");
+    const passphrase = "gentx passphrase\n";
+    await run(["init", "node0", "--chain-id", "gentx-1"]);
+    const added = await run(["keys", "add", "val", "--output", "json"], passphrase.repeat(2));
     const address = JSON.parse(added.stdout).address as string;
-    await run("genesis", "add-genesis-account", "val", "1000000000stake");
-    const early = await chaind(["genesis", "gentx", "nobody", "1stake", "--home", home]);
+    await run(["genesis", "add-genesis-account", "val", "1000000000stake"]);
+    const early = await chaind(["genesis", "gentx", "nobody", "1stake", "--home", home], {
+      input: passphrase,
+    });
     expect(early.exitCode).not.toBe(0);
-    await run("genesis", "gentx", "val", "400000000stake", "--moniker", "node0");
-    await run("genesis", "collect-gentxs");
-    await run("genesis", "validate");
+    const noPassphrase = await chaind(["genesis", "gentx", "val", "1stake", "--home", home], { input: "" });
+    expect(noPassphrase.stderr).toMatch(/no keyring passphrase given/);
+    await run(["genesis", "gentx", "val", "400000000stake", "--moniker", "node0"], passphrase);
+    await run(["genesis", "collect-gentxs"]);
+    await run(["genesis", "validate"]);
 
     await useFreeListenerPorts(home);
     const node = new NodeProcess(home);

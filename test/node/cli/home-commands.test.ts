@@ -65,7 +65,16 @@ describe("home commands", () => {
     const valid = await chaind(["genesis", "validate", "--home", home]);
     expect(valid.exitCode, valid.stderr).toBe(0);
 
-    const twice = await chaind(["genesis", "add-genesis-account", "alice", "1stake", "--home", home]);
+    const twice = await chaind([
+      "genesis",
+      "add-genesis-account",
+      "alice",
+      "1stake",
+      "--home",
+      home,
+      "--keyring-backend",
+      "test",
+    ]);
     expect(twice.exitCode).toBe(1);
     expect(twice.stderr).toMatch(/existing address/);
     const badCoins = await chaind([

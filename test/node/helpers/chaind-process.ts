@@ -14,8 +14,9 @@ export class NodeProcess {
   readonly proc: ResultPromise;
   private readonly out: LineCollector;
 
-  constructor(home: string, extra: string[] = []) {
+  constructor(home: string, extra: string[] = [], env?: Record<string, string>) {
     this.proc = execa("node", [CHAIND_BIN, "start", "--home", home, ...extra], {
+      env,
       reject: false,
       all: true,
       buffer: false,

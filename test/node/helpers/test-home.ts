@@ -8,7 +8,7 @@ import { Coins } from "../../../node/src/app/coins.js";
 import { type AppDefinition, standardAppDefinition } from "../../../node/src/chain/app-definition.js";
 import { addGenesisAccount } from "../../../node/src/chain/genesis-accounts.js";
 import { addGenesisValidator, setGovPeriods } from "../../../node/src/chain/genesis-validators.js";
-import { initHome } from "../../../node/src/chain/init-home.js";
+import { initHome, TESTNET_MIN_GAS_PRICE } from "../../../node/src/chain/init-home.js";
 import type { DirectSigner } from "../../../node/src/client/direct-signing.js";
 import type { AppConfig } from "../../../node/src/config/app-config.js";
 import { writeGenesis } from "../../../node/src/config/genesis.js";
@@ -66,6 +66,8 @@ export function makeTestHome(
       chainId,
       bech32Prefix: "sdk",
       overwrite: false,
+      // As `chaind testnet` homes: fees are checked, and the test txs' ordinary fees pass.
+      minGasPrice: TESTNET_MIN_GAS_PRICE,
       tuneApp: (c) => {
         c.api.address = "tcp://127.0.0.1:0";
         c.grpc.address = "127.0.0.1:0";

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -8,6 +8,7 @@ import { CliError } from "../../../node/src/cli/cli-error.js";
 import { globalOptions } from "../../../node/src/cli/global-options.js";
 import { makeKeysCommand } from "../../../node/src/cli/keys.js";
 import { decodeBech32, encodeBech32 } from "../../../node/src/crypto/bech32.js";
+import { deriveSecp256k1Key } from "../../../node/src/crypto/hd-wallet.js";
 
 const ABANDON =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
@@ -24,21 +25,39 @@ function sink(): Writable & { text: () => string } {
   return Object.assign(w, { text: () => chunks.join("") });
 }
 
-/** Runs `chaind keys ...` in-process with the given stdin lines; `tty` makes stdin look like a terminal. */
+/**
+ * Runs `chaind keys ...` in-process with the given stdin lines; `tty` makes stdin look like a terminal. The
+ * `test` backend unless the args name one: most cases here are about the command, not the encryption.
+ */
 async function keys(home: string, args: string[], stdin = "", tty = false) {
   const input = Object.assign(new PassThrough(), { isTTY: tty });
   input.end(stdin);
   const stdout = sink();
   const stderr = sink();
-  await yargs(["keys", ...args, "--home", home])
+  const backend = args.includes("--keyring-backend") ? [] : ["--keyring-backend", "test"];
+  await run(["keys", ...args, ...backend, "--home", home], { stdin: input, stdout, stderr });
+  return { stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** `keys` exactly as given: no backend flag added. */
+async function keysAsGiven(home: string, args: string[], stdin = "") {
+  const input = Object.assign(new PassThrough(), { isTTY: false });
+  input.end(stdin);
+  const stdout = sink();
+  const stderr = sink();
+  await run(["keys", ...args, "--home", home], { stdin: input, stdout, stderr });
+  return { stdout: stdout.text(), stderr: stderr.text() };
+}
+
+async function run(argv: string[], io: { stdin: PassThrough; stdout: Writable; stderr: Writable }) {
+  await yargs(argv)
     .options(globalOptions)
-    .command(makeKeysCommand({ stdin: input, stdout, stderr }))
+    .command(makeKeysCommand(io))
     .strict()
     .fail((msg, err) => {
       throw err ?? new CliError(msg);
     })
     .parseAsync();
-  return { stdout: stdout.text(), stderr: stderr.text() };
 }
 
 describe("chaind keys", () => {
@@ -127,6 +146,23 @@ describe("chaind keys", () => {
     await keys(home, ["add", "bob", ...file], "secret passphrase\n");
     await keys(home, ["delete", "bob", "-y", ...file], "secret passphrase\n");
     expect((await keys(home, ["list", "-n", ...file])).stdout).toBe("alice\n");
+  });
+
+  it("without --keyring-backend or a client.toml, keys go to the encrypted file backend", async () => {
+    await expect(keysAsGiven(home, ["add", "alice", "--recover"], `${ABANDON}\n`)).rejects.toThrow(
+      /no keyring passphrase given/,
+    );
+    const added = await keysAsGiven(
+      home,
+      ["add", "alice", "--recover"],
+      `${ABANDON}\nsecret passphrase\nsecret passphrase\n`,
+    );
+    expect(added.stdout).toContain(`- address: ${ALICE}`);
+    expect(existsSync(join(home, "keyring-test"))).toBe(false);
+    const info = readFileSync(join(home, "keyring-file", "alice.info"), "utf8");
+    expect(info).not.toContain(Buffer.from(deriveSecp256k1Key(ABANDON)).toString("hex"));
+    expect(JSON.parse(info).crypto.cipher).toBe("aes-256-gcm");
+    expect((await keysAsGiven(home, ["show", "alice", "-a"])).stdout).toBe(`${ALICE}\n`);
   });
 
   it("fails clearly on bad input", async () => {

@@ -48,7 +48,7 @@ describe("CometBFT-compatible JSON-RPC", () => {
         messages: [
           create(AnySchema, { typeUrl: "/sdk.bank.v1beta1.MsgSend", value: toBinary(MsgSendSchema, msg) }),
         ],
-        fee: { amount: [{ denom: "stake", amount: "10" }], gasLimit: 200_000n },
+        fee: { amount: [{ denom: "stake", amount: "2000" }], gasLimit: 200_000n },
       },
       [alice.signer(0n, sequence++)],
       home.chainId,
