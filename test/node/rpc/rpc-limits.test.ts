@@ -1,12 +1,18 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { HomeLayout } from "../../../node/src/config/home-layout.js";
 import { defaultNodeConfig, readNodeConfig, renderConfigToml } from "../../../node/src/config/node-config.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
-import { GENESIS_CHUNK_BYTES } from "../../../node/src/server/rpc/genesis-chunks.js";
+import {
+  GENESIS_CHUNK_BYTES,
+  type GenesisChunk,
+  GenesisChunks,
+} from "../../../node/src/server/rpc/genesis-chunks.js";
 import {
   DEFAULT_RPC_MAX_BATCH_SIZE,
   DEFAULT_RPC_MAX_RESPONSE_BYTES,
@@ -293,6 +299,40 @@ describe("genesis and genesis_chunked", () => {
       code: -32602,
       data: 'chunk must be an integer, got "one"',
     });
+  });
+});
+
+describe("GenesisChunks (small chunks, so the file stays small)", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "genesis-chunks-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads one chunk at a time, lets 32 wait and refuses more, and never serves a stale chunk after an edit", async () => {
+    const file = join(dir, "genesis.json");
+    writeFileSync(file, "a".repeat(250));
+    const chunks = new GenesisChunks(file, 100);
+    expect(chunks.total()).toBe(3);
+    const calls = Array.from({ length: 40 }, () => chunks.chunk(2));
+    const settled = await Promise.allSettled(calls);
+    const served = settled.filter((r) => r.status === "fulfilled");
+    const refused = settled.filter((r) => r.status === "rejected");
+    expect(served).toHaveLength(33);
+    for (const r of served)
+      expect((r as PromiseFulfilledResult<GenesisChunk>).value).toEqual({
+        chunk: "2",
+        total: "3",
+        data: Buffer.from("a".repeat(50)).toString("base64"),
+      });
+    expect(refused).toHaveLength(7);
+    expect((refused[0] as PromiseRejectedResult).reason.data).toBe(
+      "too many genesis_chunked requests in flight; try again shortly",
+    );
+    // The line moved on: served again, and from the edited file, not from the chunk kept from before.
+    writeFileSync(file, "b".repeat(260));
+    expect((await chunks.chunk(2)).data).toBe(Buffer.from("b".repeat(60)).toString("base64"));
+    expect(chunks.total()).toBe(3);
   });
 });
 
