@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
+import { DEFAULT_RPC_MAX_BATCH_SIZE } from "../../node/src/server/rpc/json-rpc-server.js";
 import { rpcMethods } from "../../node/src/server/rpc/rpc-methods.js";
 import { startRpcServer } from "../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
@@ -27,6 +28,7 @@ const CLIENT_ERRORS = [-32700, -32600, -32601, -32602];
 const COMET_INTERNAL_ANSWERS = [
   /must be less than or equal to the current blockchain height/,
   /^tx \([0-9A-F]{64}\) not found$/,
+  /^there are \d+ chunks, \d+ is invalid; chunks are numbered 0 to \d+$/,
 ];
 
 /** Parameter names every method takes, so random params often hit real ones. */
@@ -43,6 +45,7 @@ const PARAM_NAMES = [
   "order_by",
   "minHeight",
   "maxHeight",
+  "chunk",
 ];
 
 const paramValue = fc.oneof(
@@ -224,17 +227,33 @@ describe("JSON-RPC under random bad input", () => {
     await stillServing();
   });
 
-  it("answers random batches element by element", async () => {
+  it("answers random batches element by element, and refuses batches over the limit whole", async () => {
     const element = fc.oneof(rpcRequest(known), fc.jsonValue({ maxDepth: 1 }));
     await fuzzAssert(
-      { suite: "JSON-RPC bad input", property: "answers random batches element by element", runs: RUNS },
-      fc.asyncProperty(fc.array(element, { maxLength: 6 }), async (batch) => {
+      {
+        suite: "JSON-RPC bad input",
+        property: "answers random batches element by element, and refuses batches over the limit whole",
+        runs: RUNS,
+      },
+      fc.asyncProperty(fc.array(element, { maxLength: DEFAULT_RPC_MAX_BATCH_SIZE + 4 }), async (batch) => {
         const body = short(JSON.stringify(batch));
         const a = await post(JSON.stringify(batch));
         expect(a.status, body).toBe(200);
         const r = parsed(a, body);
         if (batch.length === 0) {
           expect(r.error.code, body).toBe(-32600);
+          return;
+        }
+        if (batch.length > DEFAULT_RPC_MAX_BATCH_SIZE) {
+          expect(r, body).toEqual({
+            jsonrpc: "2.0",
+            id: null,
+            error: {
+              code: -32600,
+              message: "Invalid Request",
+              data: `batch request exceeds maximum (${DEFAULT_RPC_MAX_BATCH_SIZE}) allowed number of requests`,
+            },
+          });
           return;
         }
         expect(Array.isArray(r) && r.length === batch.length, `${body} -> ${a.text}`).toBe(true);
@@ -378,9 +397,17 @@ describe("JSON-RPC under random bad input", () => {
       `{"jsonrpc":"2.0","id":1,"method":"status","params":${"[".repeat(40_000)}${"]".repeat(40_000)}}`,
     );
     expect(JSON.parse(deepParams.text).result.node_info.network).toBe(home.chainId);
-    const batch = Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "health" }));
-    const many = JSON.parse((await post(JSON.stringify(batch))).text);
-    expect(many.map((r: Json) => r.id)).toEqual(batch.map((b) => b.id));
+    // A huge batch (issue 20: 22,704 genesis calls in one request) is refused whole; a full one is answered.
+    const batch = Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "genesis" }));
+    const huge = JSON.parse((await post(JSON.stringify(batch))).text);
+    expect(huge.error).toMatchObject({
+      code: -32600,
+      data: expect.stringContaining("batch request exceeds"),
+    });
+    const full = batch.slice(0, DEFAULT_RPC_MAX_BATCH_SIZE);
+    const many = JSON.parse((await post(JSON.stringify(full))).text);
+    expect(many.map((r: Json) => r.id)).toEqual(full.map((b) => b.id));
+    expect(many.every((r: Json) => r.result.genesis.chain_id === home.chainId)).toBe(true);
     const ids = await post('{"jsonrpc":"2.0","id":{"a":1},"method":"health"}');
     expect(JSON.parse(ids.text)).toMatchObject({ jsonrpc: "2.0", id: null });
     await stillServing();

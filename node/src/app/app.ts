@@ -15,13 +15,21 @@ import type { AddressCodec } from "./address-codec.js";
 import { rewriteAnyTypeUrls } from "./any-namespace.js";
 import type { AppModule } from "./app-module.js";
 import { AsyncLock } from "./async-lock.js";
+import { ConcurrencyGate, type GateLoad } from "./concurrency-gate.js";
 import { type BlockHeaderInfo, Context } from "./context.js";
+import { nextTurn } from "./event-loop-turn.js";
 import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
 import { msgSigners } from "./msg-signers.js";
 import { toSdkName } from "./namespace.js";
 import { fromProtoJson } from "./proto-json.js";
 import { ServiceRegistrar } from "./service-registrar.js";
+import {
+  defaultSimulationLimits,
+  MAX_TX_MSGS,
+  SIMULATION_CONCURRENCY,
+  type SimulationLimits,
+} from "./simulation-limits.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
 import { errorResult, type TxResult } from "./tx-result.js";
 import type { TypeRegistry } from "./type-registry.js";
@@ -30,6 +38,10 @@ export interface AppOptions {
   name: string;
   version: string;
   chainId: string;
+  /** Bounds of a simulation; without them, those of a node with no block gas limit and no query-gas-limit. */
+  simulation?: SimulationLimits;
+  /** app.toml `query-gas-limit`: the gas one query may use; 0 or absent: unlimited, as in Cosmos. */
+  queryGasLimit?: number;
 }
 
 export interface AppDeps {
@@ -71,6 +83,17 @@ export class App {
   readonly registrar = new ServiceRegistrar();
   readonly types: TypeRegistry;
   private readonly lock = new AsyncLock();
+  private readonly simulations = new ConcurrencyGate(
+    SIMULATION_CONCURRENCY,
+    ({ running, waiting }) =>
+      new ChainError(
+        SdkErrors.InvalidRequest.codespace,
+        SdkErrors.InvalidRequest.code,
+        GrpcCode.RESOURCE_EXHAUSTED,
+        `too many simulations in flight (${running} running, ${waiting} waiting); try again shortly`,
+      ),
+  );
+  private readonly simulationLimits: SimulationLimits;
   private checkState: CacheMultiStore;
   /** Genesis writes wait here until the first block, which commits them with its own changes. */
   private genesisState: CacheMultiStore | null = null;
@@ -83,6 +106,7 @@ export class App {
     private readonly deps: AppDeps,
   ) {
     this.types = deps.types;
+    this.simulationLimits = opts.simulation ?? defaultSimulationLimits();
     for (const m of deps.modules) m.registerServices?.(this.registrar);
     this.checkState = new CacheMultiStore(deps.store.view());
   }
@@ -107,8 +131,13 @@ export class App {
     };
   }
 
-  private context(ms: CacheMultiStore, block: BlockHeaderInfo, mode: Context["mode"], gasLimit = 0): Context {
-    return new Context(ms, block, mode, new GasMeter(gasLimit), new EventManager(), this.deps.logger);
+  private context(
+    ms: CacheMultiStore,
+    block: BlockHeaderInfo,
+    mode: Context["mode"],
+    gas?: GasMeter,
+  ): Context {
+    return new Context(ms, block, mode, gas ?? new GasMeter(0), new EventManager(), this.deps.logger);
   }
 
   /** Validates every module's genesis section and stages the state; it commits with the first block. */
@@ -173,19 +202,38 @@ export class App {
     });
   }
 
-  /** Runs a tx against a throwaway copy of the latest state to measure its gas. */
+  /**
+   * Runs a tx on a throwaway branch of the latest committed state to measure its gas, as Cosmos' Simulate does.
+   * It takes no lock, so block production goes on meanwhile: the branch reads one committed height, and a commit
+   * landing mid-way cannot mix the next one in. Bounded in tx size, messages, gas, and simulations at once.
+   */
   simulate(txBytes: Uint8Array): Promise<{ result: TxResult; msgResponses: Uint8Array }> {
-    return this.lock.run(async () => {
-      const ms = new CacheMultiStore(this.deps.store.view());
+    const { maxTxBytes } = this.simulationLimits;
+    if (txBytes.length > maxTxBytes) {
+      const e = ChainError.wrap(
+        SdkErrors.TxTooLarge,
+        `tx too large. Max size is ${maxTxBytes}, but got ${txBytes.length}`,
+      );
+      return Promise.resolve({ result: errorResult(e, 0n, 0n), msgResponses: new Uint8Array() });
+    }
+    return this.simulations.run(async () => {
+      const height = this.deps.store.latestHeight;
+      if (height === 0) throw noBlockYet();
+      const ms = new CacheMultiStore(this.deps.store.view(height));
       const block: BlockHeaderInfo = {
         chainId: this.opts.chainId,
-        height: this.deps.store.latestHeight + 1,
+        height: height + 1,
         time: new Date(),
         proposerAddress: new Uint8Array(),
       };
       const { result } = await this.runTx("simulate", txBytes, ms, block);
       return { result, msgResponses: result.data };
     });
+  }
+
+  /** Simulations running and waiting for a turn now. */
+  get simulationLoad(): GateLoad {
+    return this.simulations.load;
   }
 
   finalizeBlock(req: FinalizeBlockRequest): Promise<FinalizeBlockResult> {
@@ -242,13 +290,7 @@ export class App {
     const method = this.registrar.queries.get(`/${name}`);
     if (!method) throw ChainError.wrap(SdkErrors.UnknownRequest, `no query handler for path ${path}`);
     const latest = this.deps.store.latestHeight;
-    if (latest === 0)
-      throw new ChainError(
-        "sdk",
-        26,
-        GrpcCode.UNAVAILABLE,
-        "no block has been committed yet; query again after the first block",
-      );
+    if (latest === 0) throw noBlockYet();
     const h = height === 0 ? latest : height;
     const view = this.deps.store.view(h);
     let req: unknown;
@@ -266,7 +308,12 @@ export class App {
       time: new Date(0),
       proposerAddress: new Uint8Array(),
     };
-    const ctx = this.context(new CacheMultiStore(view), block, "query");
+    const ctx = this.context(
+      new CacheMultiStore(view),
+      block,
+      "query",
+      new GasMeter(this.opts.queryGasLimit ?? 0, "query gas limit (query-gas-limit in app.toml)"),
+    );
     const resp = await method.handler(ctx, req);
     if (namespace === "cosmos") rewriteAnyTypeUrls(method.output, resp, namespace, this.types);
     return { value: toBinary(method.output, resp), height: h };
@@ -285,7 +332,17 @@ export class App {
       return { result: errorResult(toChainError(e), 0n, 0n) };
     }
     const gasWanted = tx.authInfo.fee?.gasLimit ?? 0n;
-    const gasMeter = new GasMeter(mode === "simulate" ? 0 : Number(gasWanted));
+    if (mode !== "finalize" && tx.msgs.length > MAX_TX_MSGS) {
+      const e = ChainError.wrap(
+        SdkErrors.InvalidRequest,
+        `tx has ${tx.msgs.length} messages; this node accepts at most ${MAX_TX_MSGS} per tx`,
+      );
+      return { result: errorResult(e, gasWanted, 0n), tx };
+    }
+    const gasMeter =
+      mode === "simulate"
+        ? new GasMeter(this.simulationLimits.gasLimit, this.simulationLimits.gasLimitName)
+        : new GasMeter(Number(gasWanted));
     const anteMs = parent.branch();
     const anteCtx = new Context(
       anteMs,
@@ -314,6 +371,8 @@ export class App {
     const responses: { typeUrl: string; value: Uint8Array }[] = [];
     try {
       for (const [i, m] of tx.msgs.entries()) {
+        // A simulation shares the event loop with block production: let it in between messages.
+        if (mode === "simulate" && i > 0) await nextTurn();
         const route = this.registrar.msgs.get(m.typeName);
         if (!route)
           throw ChainError.wrap(
@@ -361,6 +420,15 @@ export class App {
       tx,
     };
   }
+}
+
+function noBlockYet(): ChainError {
+  return new ChainError(
+    "sdk",
+    26,
+    GrpcCode.UNAVAILABLE,
+    "no block has been committed yet; query again after the first block",
+  );
 }
 
 function okResult(gasWanted: bigint, gasUsed: bigint, events: AbciEvent[]): Omit<TxResult, "data"> {

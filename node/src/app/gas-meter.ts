@@ -15,7 +15,11 @@ export const KV_GAS = {
 /** Counts gas against a limit; 0 means unlimited (genesis, begin/end block). */
 export class GasMeter {
   private used = 0;
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    /** Says whose limit it is when it is the node's, not the tx's (simulations, queries). */
+    private readonly limitName?: string,
+  ) {}
 
   get consumed(): number {
     return this.used;
@@ -26,7 +30,9 @@ export class GasMeter {
     if (this.limit > 0 && this.used > this.limit) {
       throw ChainError.wrap(
         SdkErrors.OutOfGas,
-        `out of gas in location: ${descriptor}; gasWanted: ${this.limit}, gasUsed: ${this.used}`,
+        this.limitName
+          ? `out of gas in location: ${descriptor}; gasUsed: ${this.used}, ${this.limitName}: ${this.limit}`
+          : `out of gas in location: ${descriptor}; gasWanted: ${this.limit}, gasUsed: ${this.used}`,
       );
     }
   }

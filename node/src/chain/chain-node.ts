@@ -1,4 +1,5 @@
 import type { App } from "../app/app.js";
+import { simulationLimits } from "../app/simulation-limits.js";
 import { type AppConfig, readAppConfig } from "../config/app-config.js";
 import { type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
@@ -78,7 +79,15 @@ export class ChainNode {
           },
         },
       });
-      app = createApp(assembly, { store, logger: deps.logger.child("app") });
+      const simulation = simulationLimits({
+        blockMaxGas: genesis.consensus.params.block.max_gas,
+        queryGasLimit: appConfig.queryGasLimit,
+        maxTxBytes: nodeConfig.mempool.maxTxBytes,
+      });
+      app = createApp(
+        { ...assembly, opts: { ...assembly.opts, simulation, queryGasLimit: appConfig.queryGasLimit } },
+        { store, logger: deps.logger.child("app") },
+      );
       if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
       if (store.latestHeight === 0) await app.initChain(genesis);
       const blocks = new BlockStore(store);

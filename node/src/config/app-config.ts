@@ -9,6 +9,8 @@ export interface AppConfig {
   haltHeight: number;
   haltTime: number;
   minRetainBlocks: number;
+  /** Gas one query or simulation may use; 0: queries unlimited (Cosmos), simulations capped all the same. */
+  queryGasLimit: number;
   api: {
     enable: boolean;
     swagger: boolean;
@@ -32,6 +34,7 @@ export function defaultAppConfig(): AppConfig {
     haltHeight: 0,
     haltTime: 0,
     minRetainBlocks: 0,
+    queryGasLimit: 0,
     api: {
       enable: false,
       swagger: false,
@@ -63,6 +66,7 @@ export function readAppConfig(path: string): AppConfig {
     haltHeight: r.int("halt-height", d.haltHeight),
     haltTime: r.int("halt-time", d.haltTime),
     minRetainBlocks: r.int("min-retain-blocks", d.minRetainBlocks),
+    queryGasLimit: r.int("query-gas-limit", d.queryGasLimit),
     api: {
       enable: r.bool("api.enable", d.api.enable),
       swagger: r.bool("api.swagger", d.api.swagger),
@@ -116,6 +120,11 @@ halt-time = ${c.haltTime}
 
 # Blocks older than this many are eligible for removal from the block store (0 = keep all).
 min-retain-blocks = ${c.minRetainBlocks}
+
+# The most gas a query (gRPC, REST, RPC abci_query) or a tx simulation may use (0 = no limit for queries).
+# Simulations are always capped: by the smaller of this and the block's max_gas in genesis, or by 10000000
+# when neither is set.
+query-gas-limit = "${c.queryGasLimit}"
 
 ###############################################################################
 ###                           Telemetry                                     ###

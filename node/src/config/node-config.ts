@@ -11,6 +11,10 @@ export interface NodeConfig {
     timeoutBroadcastTxCommitMs: number;
     /** 0: no limit. */
     maxOpenConnections: number;
+    /** Requests one JSON-RPC batch may hold (CometBFT 1.x); 0: no limit. */
+    maxRequestBatchSize: number;
+    /** Ours, not CometBFT's: the largest answer (single or batch); a larger one becomes a JSON-RPC error. */
+    maxResponseBytes: number;
   };
   consensus: { timeoutCommitMs: number; createEmptyBlocks: boolean; maxBlockTxs: number };
   mempool: { size: number; maxTxsBytes: number; maxTxBytes: number };
@@ -25,6 +29,8 @@ export function defaultNodeConfig(moniker: string): NodeConfig {
       readTimeoutMs: 10_000,
       timeoutBroadcastTxCommitMs: 10_000,
       maxOpenConnections: 900,
+      maxRequestBatchSize: 10,
+      maxResponseBytes: 64 * 1024 * 1024,
     },
     consensus: { timeoutCommitMs: 5000, createEmptyBlocks: true, maxBlockTxs: 5000 },
     mempool: { size: 5000, maxTxsBytes: 1_073_741_824, maxTxBytes: 1_048_576 },
@@ -56,6 +62,8 @@ export function readNodeConfig(path: string): NodeConfig {
         path,
       ),
       maxOpenConnections: r.int("rpc.max_open_connections", d.rpc.maxOpenConnections, 0),
+      maxRequestBatchSize: r.int("rpc.max_request_batch_size", d.rpc.maxRequestBatchSize, 0),
+      maxResponseBytes: r.int("rpc.max_response_bytes", d.rpc.maxResponseBytes, 1),
     },
     consensus: {
       timeoutCommitMs: duration(r, "consensus.timeout_commit", d.consensus.timeoutCommitMs, path),
@@ -87,6 +95,10 @@ read_timeout = "${formatGoDuration(c.rpc.readTimeoutMs)}"
 timeout_broadcast_tx_commit = "${formatGoDuration(c.rpc.timeoutBroadcastTxCommitMs)}"
 # Connections served at once (0: no limit); more wait until one closes.
 max_open_connections = ${c.rpc.maxOpenConnections}
+# Requests one JSON-RPC batch may hold (0: no limit); a larger batch gets one error.
+max_request_batch_size = ${c.rpc.maxRequestBatchSize}
+# The largest answer, single or batch, in bytes (not a CometBFT key); a larger one is replaced by a JSON-RPC error.
+max_response_bytes = ${c.rpc.maxResponseBytes}
 
 #######################################################
 ###         Consensus Configuration Options         ###

@@ -207,7 +207,12 @@ export class StateStore {
     opts: IterateOptions & { height?: number } = {},
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
     this.opCounter?.read();
-    if (opts.height === undefined) {
+    const { height } = opts;
+    // A pinned height that is still the latest reads the latest keyspace, as cheap as an unpinned read: LevelDB
+    // takes the iterator's snapshot when it is created, in this same tick, so a commit landing later cannot
+    // show through. While a commit is being written the keyspace may hold either height: walk the versions.
+    if (height === undefined || (height === this.meta.height && this.commitEpoch % 2 === 0)) {
+      if (height !== undefined) this.checkHeight(height);
       const base = latestStorePrefix(store);
       for await (const [k, v] of this.db.iterator({
         ...bounds(base, opts),
@@ -217,7 +222,7 @@ export class StateStore {
       }
       return;
     }
-    yield* this.iterateAt(store, opts, opts.height);
+    yield* this.iterateAt(store, opts, height);
   }
 
   /**
@@ -284,7 +289,9 @@ export class StateStore {
 
   /**
    * A read-only view of all stores: pinned to a retained height, or (no height) reading whatever is latest at
-   * the time of each read. Branch it with CacheMultiStore to write.
+   * the time of each read. Branch it with CacheMultiStore to write. A view pinned to the latest height costs what
+   * an unpinned one does (latest keyspace and its cache) until the next commit lands; from then on its reads seek
+   * that height's versions, so it never mixes two heights.
    */
   view(height?: number): MultiStore {
     if (height !== undefined) this.checkHeight(height);

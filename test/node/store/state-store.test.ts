@@ -287,4 +287,33 @@ describe("StateStore", () => {
     expect(() => t.store.view().store("s").set(bytes("q"), bytes("Q"))).toThrow(/read-only/);
     expect(() => t.store.view().store("s").delete(bytes("a"))).toThrow(/read-only/);
   });
+
+  it("keeps a view pinned to the latest height on that height while later commits land, reads and iterations alike", async () => {
+    const writes = (n: number, v: string): Write[] =>
+      Array.from({ length: n }, (_, i) => ["s", `k${String(i).padStart(4, "0")}`, v]);
+    // More keys than LevelDB's iterator fetches ahead (1 then 1000), so part of the walk is read after the commit.
+    const n = 1500;
+    await commitNext(t.store, writes(n, "1"));
+    const pinned = t.store.view(1).store("s");
+    // Started at height 1, then the next height lands in the middle of the walk and in the middle of reads.
+    const seen: string[] = [];
+    let committed = false;
+    for await (const [, v] of pinned.iterate({})) {
+      seen.push(text(v)!);
+      if (seen.length === 10) {
+        await commitNext(t.store, [...writes(n, "2"), ["s", "k9999", "new"]]);
+        committed = true;
+        expect(text(await pinned.get(bytes("k0000")))).toBe("1");
+      }
+    }
+    expect(committed).toBe(true);
+    expect(seen).toEqual(Array(n).fill("1"));
+    // A walk started after the commit seeks height 1's versions: same answer.
+    expect((await collect(pinned.iterate({}))).map(([, v]) => v)).toEqual(Array(n).fill("1"));
+    expect(text(await pinned.get(bytes("k9999")))).toBeUndefined();
+    // A view pinned to the new latest height sees the new values.
+    const latest = t.store.view(2).store("s");
+    expect((await collect(latest.iterate({ reverse: true })))[0]).toEqual([hex(bytes("k9999")), "new"]);
+    expect(text(await latest.get(bytes("k0000")))).toBe("2");
+  });
 });

@@ -1,5 +1,6 @@
+import type { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "../../logging/logger.js";
 import { readLimitedBody } from "../limited-body.js";
 
@@ -43,6 +44,10 @@ export interface JsonRpcServerOptions {
    * reads cannot hold it (and its buffers) forever. CometBFT: 10 s, raised above timeout_broadcast_tx_commit.
    */
   writeTimeoutMs?: number;
+  /** Requests one batch may hold (CometBFT 1.x's `max_request_batch_size`); 0: any number. Default 10. */
+  maxBatchSize?: number;
+  /** The largest answer sent, single or batch; a larger one is replaced by an error. Default 64 MiB. */
+  maxResponseBytes?: number;
 }
 
 /** CometBFT's default `rpc.max_open_connections`. */
@@ -50,6 +55,16 @@ export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = 900;
 
 /** CometBFT's RPC write timeout (its server's default; the node raises it above timeout_broadcast_tx_commit). */
 export const DEFAULT_RPC_WRITE_TIMEOUT_MS = 10_000;
+
+/** CometBFT 1.x's default `max_request_batch_size`. */
+export const DEFAULT_RPC_MAX_BATCH_SIZE = 10;
+
+/**
+ * The default cap on one answer: room for the largest single answers CometBFT's limits allow (a block at the
+ * default max_bytes of 21 MiB is about 29 MB of base64, a 16 MiB genesis chunk about 22 MB), not for a batch of
+ * them.
+ */
+export const DEFAULT_RPC_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 type RpcId = string | number | null;
 
@@ -69,6 +84,8 @@ export class JsonRpcServer {
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
     const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
+    /** Each connection's last request, answered or not: the next one waits for it. */
+    const turns = new WeakMap<Socket, Promise<void>>();
     const server = createServer(
       {
         requestTimeout: opts.readTimeoutMs,
@@ -85,7 +102,19 @@ export class JsonRpcServer {
           const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
           res.once("close", () => clearTimeout(timer));
         }
-        void handle(req, res, opts, methods, deps.logger);
+        // A connection's requests run one at a time, each once the answer before it has left: a client that
+        // pipelines requests without reading makes the node hold one answer, not one per request.
+        const socket = req.socket;
+        const turn = (turns.get(socket) ?? Promise.resolve())
+          .then(async () => {
+            if (!res.destroyed) await handle(req, res, opts, methods, deps.logger);
+            await sent(res, socket);
+          })
+          .catch((e: unknown) => {
+            deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
+            res.destroy();
+          });
+        turns.set(socket, turn);
       },
     );
     const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
@@ -108,10 +137,47 @@ export class JsonRpcServer {
   }
 }
 
+/** Settles once the answer has been handed to the OS (or the connection is gone). */
+async function sent(res: ServerResponse, socket: Socket): Promise<void> {
+  if (!res.writableFinished && !res.destroyed) await firstOf(res, ["finish", "close"]);
+  if (socket.writableNeedDrain && !socket.destroyed) await firstOf(socket, ["drain", "close"]);
+}
+
+function firstOf(emitter: EventEmitter, events: readonly string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const e of events) emitter.off(e, done);
+      resolve();
+    };
+    for (const e of events) emitter.on(e, done);
+  });
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendText(res, status, JSON.stringify(body));
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** One answer as JSON text, or the error that replaces it when it is larger than `max`. */
+function capped(answer: unknown, id: RpcId, max: number): { text: string; replaced: boolean } {
+  const text = JSON.stringify(answer);
+  const size = Buffer.byteLength(text);
+  if (size <= max) return { text, replaced: false };
+  return {
+    text: JSON.stringify(
+      errorBody(
+        id,
+        JsonRpcError.internal(
+          `the answer of ${size} bytes exceeds max_response_bytes (${max}); ask for less at a time`,
+        ),
+      ),
+    ),
+    replaced: true,
+  };
 }
 
 function errorBody(id: RpcId, e: JsonRpcError) {
@@ -141,9 +207,33 @@ async function call(
   }
 }
 
+/**
+ * Runs a batch one request after another, as CometBFT does, and joins the answers as they come, so it never
+ * holds more than `max` bytes of them: past that it stops and answers one error instead.
+ */
+async function batch(
+  methods: ReadonlyMap<string, RpcMethod>,
+  requests: readonly unknown[],
+  max: number,
+  logger: Logger,
+): Promise<string> {
+  const parts: string[] = [];
+  let size = 2;
+  for (const [i, request] of requests.entries()) {
+    const text = JSON.stringify(await one(methods, request, logger));
+    size += Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+    if (size > max) {
+      const why = `the answers to this batch exceed max_response_bytes (${max}) at request ${i + 1} of ${requests.length}; send fewer requests at a time`;
+      return JSON.stringify(errorBody(null, JsonRpcError.internal(why)));
+    }
+    parts.push(text);
+  }
+  return `[${parts.join(",")}]`;
+}
+
 async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger: Logger): Promise<unknown> {
   const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
-  const id: RpcId = m && (typeof m.id === "string" || typeof m.id === "number") ? m.id : null;
+  const id = idOf(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
     return errorBody(
       id,
@@ -154,6 +244,12 @@ async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger
   } catch (e) {
     return errorBody(id, e as JsonRpcError);
   }
+}
+
+/** The id a request names; null when it names none or an id of the wrong type. */
+function idOf(msg: unknown): RpcId {
+  const id = (msg as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 /** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
@@ -172,6 +268,8 @@ async function handle(
   methods: ReadonlyMap<string, RpcMethod>,
   logger: Logger,
 ): Promise<void> {
+  const maxResponse = opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES;
+  const maxBatch = opts.maxBatchSize ?? DEFAULT_RPC_MAX_BATCH_SIZE;
   try {
     if (req.method === "GET") {
       const url = new URL(req.url ?? "/", "http://rpc");
@@ -182,7 +280,8 @@ async function handle(
       }
       try {
         const result = await call(methods, name, uriParams(url.searchParams), logger);
-        send(res, 200, { jsonrpc: "2.0", id: -1, result });
+        const { text, replaced } = capped({ jsonrpc: "2.0", id: -1, result }, -1, maxResponse);
+        sendText(res, replaced ? 500 : 200, text);
       } catch (e) {
         const err = e as JsonRpcError;
         send(res, err.code === -32601 ? 404 : err.code === -32603 ? 500 : 400, errorBody(-1, err));
@@ -216,10 +315,15 @@ async function handle(
         send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", "empty batch")));
         return;
       }
-      send(res, 200, await Promise.all(body.map((m) => one(methods, m, logger))));
+      if (maxBatch > 0 && body.length > maxBatch) {
+        const why = `batch request exceeds maximum (${maxBatch}) allowed number of requests`;
+        send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", why)));
+        return;
+      }
+      sendText(res, 200, await batch(methods, body, maxResponse, logger));
       return;
     }
-    send(res, 200, await one(methods, body, logger));
+    sendText(res, 200, capped(await one(methods, body, logger), idOf(body), maxResponse).text);
   } catch (e) {
     logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
     if (!res.headersSent) send(res, 500, errorBody(null, JsonRpcError.internal("unexpected failure")));

@@ -17,6 +17,7 @@ import {
   rfc3339,
   txResultJson,
 } from "./comet-json.js";
+import { GenesisChunks } from "./genesis-chunks.js";
 import { JsonRpcError, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
 
 /** The CometBFT version CosmJS keys its client choice on. */
@@ -93,6 +94,7 @@ function checkTxJson(r: TxResult, hash: Uint8Array) {
 export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
   const { app, blocks, mempool, store, producer, signer, chainId } = node;
   const nodeId = Buffer.from(signer.address).toString("hex");
+  const genesisChunks = new GenesisChunks(node.layout.genesisJson);
   const validator = () => ({
     address: hexUpper(signer.address),
     pub_key: { type: "tendermint/PubKeyEd25519", value: base64(signer.pubKey) },
@@ -408,19 +410,38 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
       "genesis",
       {
         params: [],
-        run: async () => ({
-          genesis: {
-            genesis_time: node.genesis.genesis_time,
-            chain_id: node.genesis.chain_id,
-            initial_height: String(node.genesis.initial_height),
-            consensus_params: node.genesis.consensus.params,
-            validators: [
-              { ...validator(), power: String(node.votingPower()), name: node.nodeConfig.moniker },
-            ],
-            app_hash: "",
-            app_state: readGenesis(node.layout.genesisJson).app_state,
-          },
-        }),
+        run: async () => {
+          // Checked on the file's size, so a huge genesis is never read for an answer that cannot be sent. No
+          // await before the answer: a pipelining client gets it at once, and Node's backpressure holds the rest.
+          if (genesisChunks.total() > 1)
+            throw JsonRpcError.internal(
+              "genesis response is large, please use the genesis_chunked API instead",
+            );
+          return {
+            genesis: {
+              genesis_time: node.genesis.genesis_time,
+              chain_id: node.genesis.chain_id,
+              initial_height: String(node.genesis.initial_height),
+              consensus_params: node.genesis.consensus.params,
+              validators: [
+                { ...validator(), power: String(node.votingPower()), name: node.nodeConfig.moniker },
+              ],
+              app_hash: "",
+              app_state: readGenesis(node.layout.genesisJson).app_state,
+            },
+          };
+        },
+      },
+    ],
+    [
+      "genesis_chunked",
+      {
+        params: ["chunk"],
+        run: async (p) => {
+          const chunk = optInt(p, "chunk") ?? 0;
+          if (chunk < 0) throw JsonRpcError.invalidParams(`chunk must not be negative, got ${chunk}`);
+          return genesisChunks.chunk(chunk);
+        },
       },
     ],
     [

@@ -5,14 +5,30 @@ import { rpcMethods } from "./rpc-methods.js";
 
 /** The CometBFT-compatible JSON-RPC listener on config.toml's `rpc.laddr` (empty laddr switches it off). */
 export const startRpcServer: NodeServerFactory = async (node, deps) => {
-  const { laddr, maxBodyBytes, readTimeoutMs, timeoutBroadcastTxCommitMs, maxOpenConnections } =
-    node.nodeConfig.rpc;
+  const {
+    laddr,
+    maxBodyBytes,
+    readTimeoutMs,
+    timeoutBroadcastTxCommitMs,
+    maxOpenConnections,
+    maxRequestBatchSize,
+    maxResponseBytes,
+  } = node.nodeConfig.rpc;
   if (!laddr) return null;
   const { host, port } = parseListenAddress(laddr, "config.toml rpc.laddr");
   // As CometBFT: broadcast_tx_commit may wait timeout_broadcast_tx_commit, so the answer gets a second more.
   const writeTimeoutMs = Math.max(DEFAULT_RPC_WRITE_TIMEOUT_MS, timeoutBroadcastTxCommitMs + 1000);
   const server = await JsonRpcServer.start(
-    { host, port, maxBodyBytes, readTimeoutMs, writeTimeoutMs, maxOpenConnections },
+    {
+      host,
+      port,
+      maxBodyBytes,
+      readTimeoutMs,
+      writeTimeoutMs,
+      maxOpenConnections,
+      maxBatchSize: maxRequestBatchSize,
+      maxResponseBytes,
+    },
     rpcMethods(node),
     { logger: deps.logger.child("rpc") },
   );

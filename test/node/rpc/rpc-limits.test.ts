@@ -1,0 +1,378 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { HomeLayout } from "../../../node/src/config/home-layout.js";
+import { defaultNodeConfig, readNodeConfig, renderConfigToml } from "../../../node/src/config/node-config.js";
+import { silentLogger } from "../../../node/src/logging/logger.js";
+import type { NodeServer } from "../../../node/src/server/node-server.js";
+import {
+  GENESIS_CHUNK_BYTES,
+  type GenesisChunk,
+  GenesisChunks,
+} from "../../../node/src/server/rpc/genesis-chunks.js";
+import {
+  DEFAULT_RPC_MAX_BATCH_SIZE,
+  DEFAULT_RPC_MAX_RESPONSE_BYTES,
+  JsonRpcServer,
+  type RpcMethod,
+} from "../../../node/src/server/rpc/json-rpc-server.js";
+import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
+import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are checked field by field below
+type Json = any;
+
+const alice = testAccount("alice");
+
+const post = async (address: string, body: unknown): Promise<{ status: number; json: Json }> => {
+  const res = await fetch(address, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+};
+const request = (id: number, method: string, params: unknown = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
+
+describe("JSON-RPC batch and answer limits", () => {
+  let server: JsonRpcServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const start = async (
+    methods: Map<string, RpcMethod>,
+    limits: { maxBatchSize?: number; maxResponseBytes?: number } = {},
+  ) => {
+    server = await JsonRpcServer.start(
+      { host: "127.0.0.1", port: 0, maxBodyBytes: 1_000_000, readTimeoutMs: 10_000, ...limits },
+      methods,
+      { logger: silentLogger },
+    );
+    return server.address;
+  };
+
+  it("declares max_request_batch_size (10, as CometBFT 1.x) and max_response_bytes in config.toml", () => {
+    const d = defaultNodeConfig("n");
+    expect(d.rpc.maxRequestBatchSize).toBe(10);
+    expect(d.rpc.maxRequestBatchSize).toBe(DEFAULT_RPC_MAX_BATCH_SIZE);
+    expect(d.rpc.maxResponseBytes).toBe(DEFAULT_RPC_MAX_RESPONSE_BYTES);
+    const text = renderConfigToml({
+      ...d,
+      rpc: { ...d.rpc, maxRequestBatchSize: 3, maxResponseBytes: 5000 },
+    });
+    expect(text).toContain("max_request_batch_size = 3\n");
+    expect(text).toContain("max_response_bytes = 5000\n");
+    const home = makeTestHome();
+    try {
+      const file = new HomeLayout(home.home).configToml;
+      writeFileSync(file, text);
+      expect(readNodeConfig(file).rpc).toMatchObject({ maxRequestBatchSize: 3, maxResponseBytes: 5000 });
+      writeFileSync(file, text.replace("max_request_batch_size = 3", "max_request_batch_size = -1"));
+      expect(() => readNodeConfig(file)).toThrow(
+        /rpc\.max_request_batch_size must be an integer >= 0, got -1/,
+      );
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("runs a batch's requests one after another, in order, never side by side", async () => {
+    const started: number[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const probe: RpcMethod = {
+      params: ["n"],
+      run: async (p) => {
+        started.push(Number(p.n));
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        // Real work waits on I/O; give every other request the chance to start meanwhile.
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return { n: p.n };
+      },
+    };
+    const address = await start(new Map([["probe", probe]]));
+    const batch = Array.from({ length: 10 }, (_, i) => request(100 + i, "probe", { n: i }));
+    const { json } = await post(address, batch);
+    expect(json.map((r: Json) => r.id)).toEqual(batch.map((b) => b.id));
+    expect(json.map((r: Json) => r.result.n)).toEqual(batch.map((_, i) => i));
+    expect(started).toEqual(batch.map((_, i) => i));
+    expect(mostInFlight).toBe(1);
+  });
+
+  it("answers a connection's pipelined requests one at a time, and starts none while a client leaves answers unread", async () => {
+    let runs = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const big: RpcMethod = {
+      params: [],
+      run: async () => {
+        runs++;
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return { blob: "x".repeat(1_000_000) };
+      },
+    };
+    const address = await start(new Map([["big", big]]));
+    const { hostname, port } = new URL(address);
+    const requests = 200;
+    // A reading client gets every answer, in order, though the method waits on I/O.
+    const reader = createConnection(Number(port), hostname);
+    let text = "";
+    reader.setEncoding("latin1");
+    reader.on("data", (d: string) => {
+      text += d;
+    });
+    reader.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(5));
+    while (text.split("HTTP/1.1 200").length - 1 < 5) await new Promise((r) => setTimeout(r, 10));
+    reader.destroy();
+    expect(mostInFlight).toBe(1);
+    // A client that never reads: the node stops running its requests once the socket buffers are full, instead
+    // of making an answer (1 MB here) for each of them.
+    runs = 0;
+    const idle = createConnection(Number(port), hostname);
+    idle.pause();
+    idle.on("error", () => {});
+    idle.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(requests));
+    let last = -1;
+    while (runs !== last) {
+      last = runs;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    idle.destroy();
+    expect(runs).toBeGreaterThan(0);
+    expect(runs).toBeLessThan(requests / 4);
+  });
+
+  it("refuses a batch over the limit with one error naming it, running none of it; 0 lifts the limit", async () => {
+    let ran = 0;
+    const count: RpcMethod = { params: [], run: async () => ({ ran: ++ran }) };
+    const address = await start(new Map([["count", count]]), { maxBatchSize: 3 });
+    const { status, json } = await post(
+      address,
+      [1, 2, 3, 4].map((i) => request(i, "count")),
+    );
+    expect(status).toBe(200);
+    expect(json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid Request",
+        data: "batch request exceeds maximum (3) allowed number of requests",
+      },
+    });
+    expect(ran).toBe(0);
+    expect(
+      (
+        await post(
+          address,
+          [1, 2, 3].map((i) => request(i, "count")),
+        )
+      ).json,
+    ).toHaveLength(3);
+    await server?.close();
+    const unlimited = await start(new Map([["count", count]]), { maxBatchSize: 0 });
+    expect(
+      (
+        await post(
+          unlimited,
+          Array.from({ length: 50 }, (_, i) => request(i, "count")),
+        )
+      ).json,
+    ).toHaveLength(50);
+  });
+
+  it("replaces an answer larger than max_response_bytes with an error, and stops a batch as soon as it passes", async () => {
+    let ran = 0;
+    const blob: RpcMethod = {
+      params: ["size"],
+      run: async (p) => {
+        ran++;
+        return { blob: "x".repeat(Number(p.size)) };
+      },
+    };
+    const address = await start(new Map([["blob", blob]]), { maxResponseBytes: 10_000 });
+    const fits = await post(address, request(1, "blob", { size: 9_000 }));
+    expect(fits.json.result.blob).toHaveLength(9_000);
+    const single = await post(address, request(2, "blob", { size: 20_000 }));
+    expect(single.status).toBe(200);
+    expect(single.json.id).toBe(2);
+    expect(single.json.error.code).toBe(-32603);
+    expect(single.json.error.data).toMatch(
+      /^the answer of \d+ bytes exceeds max_response_bytes \(10000\); ask for less at a time$/,
+    );
+    const uri = await fetch(`${address}/blob?size=20000`);
+    expect(uri.status).toBe(500);
+    expect(((await uri.json()) as Json).error.data).toContain("exceeds max_response_bytes (10000)");
+
+    ran = 0;
+    const batch = Array.from({ length: 10 }, (_, i) => request(i, "blob", { size: 3_000 }));
+    const { json } = await post(address, batch);
+    expect(json.error.code).toBe(-32603);
+    expect(json.error.data).toBe(
+      "the answers to this batch exceed max_response_bytes (10000) at request 4 of 10; send fewer requests at a time",
+    );
+    // The requests after the one that passed the cap never ran.
+    expect(ran).toBe(4);
+  });
+});
+
+describe("genesis and genesis_chunked", () => {
+  let home: ReturnType<typeof makeTestHome>;
+  let node: ChainNode;
+  let server: NodeServer;
+  let file: string;
+
+  const rpc = async (method: string, params: unknown = {}) =>
+    (await post(server.address, request(7, method, params))).json;
+
+  beforeAll(async () => {
+    home = makeTestHome({ accounts: [{ account: alice, coins: "1000stake" }] });
+    file = new HomeLayout(home.home).genesisJson;
+    // Past CometBFT's 16 MiB chunk: a field the node ignores makes it big, as a genesis with many accounts would.
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    doc.padding = "p".repeat(GENESIS_CHUNK_BYTES + 1_000_000);
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
+    server = (await startRpcServer(node, { logger: silentLogger }))!;
+    await node.producer.produce();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await node?.close();
+    home?.cleanup();
+  });
+
+  it("refuses genesis over 16 MiB with CometBFT's pointer to genesis_chunked", async () => {
+    const { error } = await rpc("genesis");
+    expect(error).toEqual({
+      code: -32603,
+      message: "Internal error",
+      data: "genesis response is large, please use the genesis_chunked API instead",
+    });
+  });
+
+  it("serves genesis.json in 16 MiB base64 chunks that reassemble to the exact file", async () => {
+    const bytes = readFileSync(file);
+    const total = Math.ceil(bytes.length / GENESIS_CHUNK_BYTES);
+    expect(total).toBe(2);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < total; i++) {
+      const { result } = await rpc("genesis_chunked", { chunk: String(i) });
+      expect(result.chunk).toBe(String(i));
+      expect(result.total).toBe(String(total));
+      parts.push(Buffer.from(result.data, "base64"));
+    }
+    expect(parts[0].length).toBe(GENESIS_CHUNK_BYTES);
+    expect(Buffer.compare(Buffer.concat(parts), bytes)).toBe(0);
+    // The URI form and a positional param name the same chunk.
+    const uri = (await (await fetch(`${server.address}/genesis_chunked?chunk=1`)).json()) as Json;
+    expect(Buffer.from(uri.result.data, "base64").equals(parts[1])).toBe(true);
+    expect((await rpc("genesis_chunked", [1])).result.data).toBe(uri.result.data);
+  });
+
+  it("answers a chunk out of range, or not a chunk number, with a clear error", async () => {
+    expect((await rpc("genesis_chunked", { chunk: "2" })).error).toEqual({
+      code: -32603,
+      message: "Internal error",
+      data: "there are 2 chunks, 2 is invalid; chunks are numbered 0 to 1",
+    });
+    expect((await rpc("genesis_chunked", { chunk: "-1" })).error).toMatchObject({
+      code: -32602,
+      data: "chunk must not be negative, got -1",
+    });
+    expect((await rpc("genesis_chunked", { chunk: "one" })).error).toMatchObject({
+      code: -32602,
+      data: 'chunk must be an integer, got "one"',
+    });
+  });
+});
+
+describe("GenesisChunks (small chunks, so the file stays small)", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "genesis-chunks-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads one chunk at a time, lets 32 wait and refuses more, and never serves a stale chunk after an edit", async () => {
+    const file = join(dir, "genesis.json");
+    writeFileSync(file, "a".repeat(250));
+    const chunks = new GenesisChunks(file, 100);
+    expect(chunks.total()).toBe(3);
+    const calls = Array.from({ length: 40 }, () => chunks.chunk(2));
+    const settled = await Promise.allSettled(calls);
+    const served = settled.filter((r) => r.status === "fulfilled");
+    const refused = settled.filter((r) => r.status === "rejected");
+    expect(served).toHaveLength(33);
+    for (const r of served)
+      expect((r as PromiseFulfilledResult<GenesisChunk>).value).toEqual({
+        chunk: "2",
+        total: "3",
+        data: Buffer.from("a".repeat(50)).toString("base64"),
+      });
+    expect(refused).toHaveLength(7);
+    expect((refused[0] as PromiseRejectedResult).reason.data).toBe(
+      "too many genesis_chunked requests in flight; try again shortly",
+    );
+    // The line moved on: served again, and from the edited file, not from the chunk kept from before.
+    writeFileSync(file, "b".repeat(260));
+    expect((await chunks.chunk(2)).data).toBe(Buffer.from("b".repeat(60)).toString("base64"));
+    expect(chunks.total()).toBe(3);
+  });
+});
+
+describe("batches of genesis on a big (under 16 MiB) genesis", () => {
+  let home: ReturnType<typeof makeTestHome>;
+  let node: ChainNode;
+  let server: NodeServer;
+
+  beforeAll(async () => {
+    home = makeTestHome({ accounts: [{ account: alice, coins: "1000stake" }] });
+    const file = new HomeLayout(home.home).genesisJson;
+    // 9 MB of app state the modules ignore: each genesis answer carries it.
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    doc.app_state.padding = "p".repeat(9_000_000);
+    writeFileSync(file, JSON.stringify(doc));
+    node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
+    server = (await startRpcServer(node, { logger: silentLogger }))!;
+    await node.producer.produce();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await node?.close();
+    home?.cleanup();
+  });
+
+  it("answers one, and cuts a batch of them off at max_response_bytes instead of piling up answers", async () => {
+    const one = await post(server.address, request(1, "genesis"));
+    expect(one.json.result.genesis.app_state.padding).toHaveLength(9_000_000);
+    const batch = Array.from({ length: 10 }, (_, i) => request(i, "genesis"));
+    const { json } = await post(server.address, batch);
+    expect(json.error.code).toBe(-32603);
+    // 64 MiB holds seven 9 MB answers; the eighth passes it and ends the batch.
+    expect(json.error.data).toBe(
+      `the answers to this batch exceed max_response_bytes (${DEFAULT_RPC_MAX_RESPONSE_BYTES}) at request 8 of 10; send fewer requests at a time`,
+    );
+    // More than the limit: refused before any genesis is read.
+    const many = await post(
+      server.address,
+      Array.from({ length: 11 }, (_, i) => request(i, "genesis")),
+    );
+    expect(many.json.error.data).toBe("batch request exceeds maximum (10) allowed number of requests");
+  });
+});
