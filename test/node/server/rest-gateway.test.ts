@@ -378,4 +378,72 @@ describe("REST gateway limits", () => {
       await timed.close();
     }
   });
+
+  it("runs a connection's pipelined requests one at a time, and none past what a client that never reads leaves unread", async () => {
+    const real = queryBackend(node);
+    let runs = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let slow = true;
+    // The real query router, counting its runs and, at first, waiting on I/O as a store read does.
+    const counted = {
+      ...real,
+      heights: node.store,
+      query: async (path: string, data: Uint8Array, height: number) => {
+        runs++;
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        if (slow) await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return real.query(path, data, height);
+      },
+    };
+    const gw = await RestGateway.start(
+      {
+        host: "127.0.0.1",
+        port: 0,
+        maxOpenConnections: 0,
+        readTimeoutMs: 0,
+        writeTimeoutMs: 0,
+        maxBodyBytes: 1000,
+        cors: false,
+      },
+      restRoutes(node.app.registrar.queryServices),
+      { backend: counted, logger: silentLogger, metrics: null },
+    );
+    const { hostname, port } = new URL(gw.address);
+    const request = "GET /sdk/bank/v1beta1/params HTTP/1.1\r\nHost: x\r\n\r\n";
+    try {
+      const reader = createConnection(Number(port), hostname);
+      let text = "";
+      reader.setEncoding("latin1");
+      reader.on("data", (d: string) => {
+        text += d;
+      });
+      reader.write(request.repeat(5));
+      while (text.split("HTTP/1.1 200").length - 1 < 5) await new Promise((r) => setTimeout(r, 10));
+      reader.destroy();
+      expect(mostInFlight).toBe(1);
+
+      // A hundred thousand requests in one write, never read: the gateway stops once the socket's buffers are
+      // full (some thousands of small answers) instead of making and holding an answer for each.
+      slow = false;
+      runs = 0;
+      const requests = 100_000;
+      const idle = createConnection(Number(port), hostname);
+      idle.pause();
+      idle.on("error", () => {});
+      idle.write(request.repeat(requests));
+      let last = -1;
+      while (runs !== last) {
+        last = runs;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      idle.destroy();
+      expect(runs).toBeGreaterThan(0);
+      expect(runs).toBeLessThan(requests / 4);
+    } finally {
+      await gw.close();
+    }
+  });
 });

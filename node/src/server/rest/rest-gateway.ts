@@ -13,6 +13,7 @@ import {
 } from "../grpc/block-height-header.js";
 import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
+import { oneRequestAtATime } from "../one-request-at-a-time.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
 import { namespacedRegistry } from "./namespaced-registry.js";
@@ -80,9 +81,10 @@ export class RestGateway {
         connectionsCheckingInterval:
           opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
       },
-      (req, res) => {
-        void handler.handle(req, res);
-      },
+      oneRequestAtATime(
+        (req, res) => handler.handle(req, res),
+        (e) => deps.logger.error("REST request failed", { err: e instanceof Error ? e.message : String(e) }),
+      ),
     );
     if (opts.maxOpenConnections > 0) server.maxConnections = opts.maxOpenConnections;
     await new Promise<void>((resolve, reject) => {

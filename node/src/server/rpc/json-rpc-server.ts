@@ -1,8 +1,8 @@
-import type { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { Logger } from "../../logging/logger.js";
 import { readLimitedBody } from "../limited-body.js";
+import { oneRequestAtATime } from "../one-request-at-a-time.js";
 
 /** A JSON-RPC error with its code (-32602 bad params, -32603 internal, …) and a detail for `data`. */
 export class JsonRpcError extends Error {
@@ -84,8 +84,10 @@ export class JsonRpcServer {
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
     const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
-    /** Each connection's last request, answered or not: the next one waits for it. */
-    const turns = new WeakMap<Socket, Promise<void>>();
+    const serve = oneRequestAtATime(
+      (req, res) => handle(req, res, opts, methods, deps.logger),
+      (e) => deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) }),
+    );
     const server = createServer(
       {
         requestTimeout: opts.readTimeoutMs,
@@ -102,19 +104,7 @@ export class JsonRpcServer {
           const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
           res.once("close", () => clearTimeout(timer));
         }
-        // A connection's requests run one at a time, each once the answer before it has left: a client that
-        // pipelines requests without reading makes the node hold one answer, not one per request.
-        const socket = req.socket;
-        const turn = (turns.get(socket) ?? Promise.resolve())
-          .then(async () => {
-            if (!res.destroyed) await handle(req, res, opts, methods, deps.logger);
-            await sent(res, socket);
-          })
-          .catch((e: unknown) => {
-            deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
-            res.destroy();
-          });
-        turns.set(socket, turn);
+        serve(req, res);
       },
     );
     const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
@@ -135,22 +125,6 @@ export class JsonRpcServer {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
-}
-
-/** Settles once the answer has been handed to the OS (or the connection is gone). */
-async function sent(res: ServerResponse, socket: Socket): Promise<void> {
-  if (!res.writableFinished && !res.destroyed) await firstOf(res, ["finish", "close"]);
-  if (socket.writableNeedDrain && !socket.destroyed) await firstOf(socket, ["drain", "close"]);
-}
-
-function firstOf(emitter: EventEmitter, events: readonly string[]): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      for (const e of events) emitter.off(e, done);
-      resolve();
-    };
-    for (const e of events) emitter.on(e, done);
-  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

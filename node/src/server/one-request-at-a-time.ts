@@ -1,0 +1,45 @@
+import type { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/**
+ * A request listener that runs each connection's requests one at a time, each once the answer before it has
+ * left the process: a client that pipelines requests without reading makes the server hold one answer, not one
+ * per request (Node parses every buffered request at once when handlers are asynchronous).
+ */
+export function oneRequestAtATime(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  onError: (e: unknown) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  /** Each connection's last request, answered or not: the next one waits for it. */
+  const turns = new WeakMap<Socket, Promise<void>>();
+  return (req, res) => {
+    const socket = req.socket;
+    const turn = (turns.get(socket) ?? Promise.resolve())
+      .then(async () => {
+        if (!res.destroyed) await handle(req, res);
+        await sent(res, socket);
+      })
+      .catch((e: unknown) => {
+        onError(e);
+        res.destroy();
+      });
+    turns.set(socket, turn);
+  };
+}
+
+/** Settles once the answer has been handed to the OS (or the connection is gone). */
+async function sent(res: ServerResponse, socket: Socket): Promise<void> {
+  if (!res.writableFinished && !res.destroyed) await firstOf(res, ["finish", "close"]);
+  if (socket.writableNeedDrain && !socket.destroyed) await firstOf(socket, ["drain", "close"]);
+}
+
+function firstOf(emitter: EventEmitter, events: readonly string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const e of events) emitter.off(e, done);
+      resolve();
+    };
+    for (const e of events) emitter.on(e, done);
+  });
+}
