@@ -11,7 +11,8 @@ export type VisorErrorCode =
   | "PRE_UPGRADE"
   | "BACKUP"
   | "SIGNATURE"
-  | "NODE_API";
+  | "NODE_API"
+  | "HOME_HEIGHT";
 
 export class VisorError extends Error {
   constructor(
