@@ -101,8 +101,9 @@ export class VisorProcess {
     return this.out.lines;
   }
 
-  waitFor(re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-    return this.out.waitFor(re, timeoutMs);
+  /** A line matching `re`, already printed (from line `from` on) or still to come. */
+  waitFor(re: RegExp, timeoutMs = 20_000, from = 0): Promise<RegExpMatchArray> {
+    return this.out.waitFor(re, timeoutMs, from);
   }
 
   async exit(timeoutMs = 20_000): Promise<number> {
