@@ -174,7 +174,13 @@ export async function ensureUpgradeBinary(
       "BINARY_MISSING",
       `upgrade folder ${dir} exists without bin/${config.name}: refusing to overwrite it`,
     );
-  const artifact = await resolveArtifact(plan, config, deps);
+  const artifact = await resolveArtifact(plan, config, deps).catch((e: VisorError) => {
+    if (!installed && !hasStaged) throw e;
+    throw new VisorError(
+      e.code ?? "PLAN_INFO",
+      `${e.message} (needed to check the binary fetched earlier for ${plan.name} against upgrade-info.json; to run one you trust without that check: visor add-upgrade ${plan.name} <binary> --force)`,
+    );
+  });
   const setAside = (folder: string, why: string) =>
     deps.logger.warn("not using a binary fetched earlier: it is not what upgrade-info.json names", {
       plan: plan.name,
