@@ -159,6 +159,32 @@ describe("the home's identity", () => {
   });
 });
 
+describe("a home whose node cannot be told from an impostor", () => {
+  it("asks no server at all, and says why once", async () => {
+    const root = mkdtempSync(join(tmpdir(), "visor-nokeys-"));
+    writeNodeIdentity(root);
+    rmSync(join(root, "config", "node_key.json"));
+    const node = await FakeNodeApi.start({ home: root, identity: { chainId: "visor-test-1", nodeId: "00" } });
+    const logger = recordingLogger();
+    const api = NodeApi.forHome(
+      { home: root, grpcAddress: "", restAddress: "", rpcAddress: node.url },
+      { logger },
+    );
+    try {
+      for (let i = 0; i < 3; i++) {
+        await expect(api.height()).rejects.toMatchObject({ code: "NODE_API" });
+        await expect(api.currentPlan()).rejects.toThrow(/node id is unknown/);
+      }
+      expect(node.requests).toBe(0);
+      expect(logger.lines.filter((l) => l.startsWith("warn "))).toHaveLength(1);
+    } finally {
+      api.close();
+      await node.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("visor's record of where a fetched binary came from", () => {
   let root: string;
   beforeEach(() => {

@@ -115,6 +115,29 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
+  it("a cancelled plan's pre-fetch is removed; a copy set aside stays for the operator", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 500, info: infoFor("v2a") };
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      FAKE_BLOCK_MS: "100",
+    });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    const mark = v.lines.length;
+    node.plan = { name: "v2", height: 500, info: infoFor("v2b") };
+    await v.waitFor(/pre-fetched and verified .*plan=v2/, 20_000, mark);
+    node.plan = null;
+    await v.waitFor(/removed the pre-fetched binary of a plan no longer scheduled .*folder=v2$/);
+    expect(existsSync(cosmovisor("prefetch", "v2"))).toBe(false);
+    const aside = asideIn(cosmovisor("prefetch"));
+    expect(aside).toHaveLength(1);
+    expect(sha256File(cosmovisor("prefetch", aside[0], "artifact"))).toBe(sha("v2a"));
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
   it("a binary prepare-upgrade installed for A is set aside when the halt names B; an operator's is used as is", async () => {
     const node = await nodeApi();
     node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
