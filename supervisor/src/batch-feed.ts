@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";
 import { type UpgradePlan, validatePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
@@ -23,24 +24,99 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   renameSync(tmp, path);
 }
 
+/** After a claim the home's own store refuted, the next check waits this long, doubling up to the cap. */
+const MIN_RECHECK_MS = 1_000;
+const MAX_RECHECK_MS = 30_000;
+
 /**
  * Batch upgrades: plans queued in upgrade-info.json.batch (sorted by height) are written one at a time into
- * upgrade-info.json once the node, asked over its RPC, is one block short of the plan's height, which starts
- * the usual upgrade.
+ * upgrade-info.json once the node is one block short of the plan's height, which starts the usual upgrade.
+ *
+ * The node's API only says when to look: its height counts only from a server that proved to be the home's
+ * node (see NodeApi), and only the highest seen (a lower one is ignored). When that height says an entry is
+ * due, the home's own database decides: its committed height is read from a snapshot while the node runs
+ * (home-height.ts), and the entry waits until the home itself has reached it.
  */
-export async function feedBatch(layout: VisorLayout, api: NodeApi, deps: { logger: Logger }): Promise<void> {
-  const batch = readBatch(layout.batchFile);
-  if (batch.length === 0) return;
-  const height = await api.height().catch(() => null);
-  if (height === null || height < batch[0].height - 1) return;
-  const [next, ...rest] = batch;
-  writeJsonAtomic(layout.upgradeInfoFile, {
-    name: next.name,
-    time: "0001-01-01T00:00:00Z",
-    height: next.height,
-    info: next.info,
-  });
-  if (rest.length) writeJsonAtomic(layout.batchFile, rest);
-  else rmSync(layout.batchFile, { force: true });
-  deps.logger.info("batch upgrade due", { plan: next.name, height: next.height, node_height: height });
+export class BatchFeed {
+  private highest = 0;
+  private recheckAt = 0;
+  private recheckMs = MIN_RECHECK_MS;
+  private warned = "";
+  private busy = false;
+
+  constructor(private readonly ctx: { layout: VisorLayout; api: NodeApi; logger: Logger }) {}
+
+  /** The highest height a trusted server reported. */
+  get nodeHeight(): number {
+    return this.highest;
+  }
+
+  async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      await this.feed();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Logs a refusal once while it stays the same. */
+  private refuse(why: string, ctx: Record<string, unknown>): void {
+    if (this.warned !== why) this.ctx.logger.warn(why, ctx);
+    this.warned = why;
+    this.recheckAt = Date.now() + this.recheckMs;
+    this.recheckMs = Math.min(this.recheckMs * 2, MAX_RECHECK_MS);
+  }
+
+  private async feed(): Promise<void> {
+    const { layout, api, logger } = this.ctx;
+    const batch = readBatch(layout.batchFile);
+    if (batch.length === 0) return;
+    const reported = await api.height().catch(() => null);
+    if (reported !== null && reported > this.highest) this.highest = reported;
+    else if (reported !== null && reported < this.highest)
+      logger.debug("ignoring a height lower than one reported before", {
+        reported,
+        highest: this.highest,
+      });
+    const [next, ...rest] = batch;
+    if (this.highest < next.height - 1 || Date.now() < this.recheckAt) return;
+    let home: { height: number; from: string };
+    try {
+      home = await readHomeHeight(layout.config.home, layout.heightProbeDir);
+    } catch (e) {
+      this.refuse("batch upgrade waits: the home's own height cannot be read", {
+        plan: next.name,
+        err: (e as Error).message,
+      });
+      return;
+    }
+    if (home.height < next.height - 1) {
+      this.refuse("batch upgrade waits: the home's own store is behind the height its node's API reports", {
+        plan: next.name,
+        height: next.height,
+        node_height: this.highest,
+        home_height: home.height,
+        from: home.from,
+      });
+      return;
+    }
+    this.recheckMs = MIN_RECHECK_MS;
+    this.warned = "";
+    writeJsonAtomic(layout.upgradeInfoFile, {
+      name: next.name,
+      time: "0001-01-01T00:00:00Z",
+      height: next.height,
+      info: next.info,
+    });
+    if (rest.length) writeJsonAtomic(layout.batchFile, rest);
+    else rmSync(layout.batchFile, { force: true });
+    logger.info("batch upgrade due", {
+      plan: next.name,
+      height: next.height,
+      node_height: this.highest,
+      home_height: home.height,
+    });
+  }
 }

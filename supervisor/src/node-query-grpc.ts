@@ -3,12 +3,19 @@ import * as grpc from "@grpc/grpc-js";
 import {
   GetLatestBlockRequestSchema,
   GetLatestBlockResponseSchema,
+  GetNodeInfoRequestSchema,
+  GetNodeInfoResponseSchema,
 } from "../../node/src/gen/sdk/base/tendermint/v1beta1/query_pb.js";
 import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
 } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { NODE_QUERY_TIMEOUT_MS, type NodeQuery } from "./node-query.js";
+import {
+  type AnsweringNode,
+  NODE_QUERY_MAX_BYTES,
+  NODE_QUERY_TIMEOUT_MS,
+  type NodeQuery,
+} from "./node-query.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
 
@@ -23,7 +30,9 @@ export class GrpcNodeQuery implements NodeQuery {
   }
 
   private unary<O extends DescMessage>(path: string, request: Uint8Array, out: O): Promise<MessageShape<O>> {
-    this.client ??= new grpc.Client(this.address, grpc.credentials.createInsecure());
+    this.client ??= new grpc.Client(this.address, grpc.credentials.createInsecure(), {
+      "grpc.max_receive_message_length": NODE_QUERY_MAX_BYTES,
+    });
     const raw = (b: Buffer) => b;
     return new Promise((resolve, reject) => {
       this.client!.makeUnaryRequest(
@@ -47,6 +56,17 @@ export class GrpcNodeQuery implements NodeQuery {
         },
       );
     });
+  }
+
+  async nodeInfo(): Promise<AnsweringNode> {
+    const r = await this.unary(
+      "/cosmos.base.tendermint.v1beta1.Service/GetNodeInfo",
+      toBinary(GetNodeInfoRequestSchema, create(GetNodeInfoRequestSchema)),
+      GetNodeInfoResponseSchema,
+    );
+    const info = r.defaultNodeInfo;
+    if (!info?.defaultNodeId) throw new VisorError("NODE_API", `${this.label}: no node id in GetNodeInfo`);
+    return { chainId: info.network, nodeId: info.defaultNodeId };
   }
 
   async height(): Promise<number> {

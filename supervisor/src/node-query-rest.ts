@@ -1,6 +1,24 @@
-import { NODE_QUERY_TIMEOUT_MS, type NodeQuery } from "./node-query.js";
+import {
+  type AnsweringNode,
+  NODE_QUERY_MAX_BYTES,
+  NODE_QUERY_TIMEOUT_MS,
+  type NodeQuery,
+} from "./node-query.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
+
+/** A body read whole, or refused once it passes `max` bytes: whoever answers on the port cannot fill memory. */
+async function boundedText(res: Response, max: number): Promise<string> {
+  if (!res.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    size += chunk.length;
+    if (size > max) throw new Error(`answer larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 /** The node's REST gateway, on the `cosmos/...` paths every Cosmos SDK node serves. */
 export class RestNodeQuery implements NodeQuery {
@@ -17,7 +35,7 @@ export class RestNodeQuery implements NodeQuery {
     let text: string;
     try {
       res = await fetch(this.base + path, { signal: AbortSignal.timeout(NODE_QUERY_TIMEOUT_MS) });
-      text = await res.text();
+      text = await boundedText(res, NODE_QUERY_MAX_BYTES);
     } catch (e) {
       throw new VisorError("NODE_API", `${this.label} unreachable: ${(e as Error).message}`);
     }
@@ -28,6 +46,16 @@ export class RestNodeQuery implements NodeQuery {
     } catch {
       throw new VisorError("NODE_API", `${this.label}${path}: the answer is not JSON`);
     }
+  }
+
+  async nodeInfo(): Promise<AnsweringNode> {
+    const r = await this.get<{ default_node_info?: { default_node_id?: unknown; network?: unknown } }>(
+      "/cosmos/base/tendermint/v1beta1/node_info",
+    );
+    const { default_node_id: nodeId, network } = r.default_node_info ?? {};
+    if (typeof nodeId !== "string" || !nodeId || typeof network !== "string")
+      throw new VisorError("NODE_API", `${this.label}: no node id and network in node_info`);
+    return { chainId: network, nodeId };
   }
 
   async height(): Promise<number> {

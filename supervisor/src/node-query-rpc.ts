@@ -4,11 +4,14 @@ import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
 } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { NODE_QUERY_TIMEOUT_MS, type NodeQuery } from "./node-query.js";
+import { type AnsweringNode, NODE_QUERY_TIMEOUT_MS, type NodeQuery } from "./node-query.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
 
-/** The node's CometBFT JSON-RPC: `status` for the height, `abci_query` on CurrentPlan for the plan. */
+/**
+ * The node's CometBFT JSON-RPC: `status` for who answers (`node_info.id`, `node_info.network`) and the height,
+ * `abci_query` on CurrentPlan for the plan.
+ */
 export class RpcNodeQuery implements NodeQuery {
   readonly label: string;
   private readonly client: NodeRpcClient;
@@ -27,9 +30,19 @@ export class RpcNodeQuery implements NodeQuery {
     }
   }
 
+  async nodeInfo(): Promise<AnsweringNode> {
+    const status = await this.ask(() => this.client.status());
+    const info = status?.node_info as { id?: unknown; network?: unknown } | undefined;
+    if (typeof info?.id !== "string" || !info.id || typeof info.network !== "string")
+      throw new VisorError("NODE_API", `${this.label}: no node id and network in status`);
+    return { chainId: info.network, nodeId: info.id };
+  }
+
   async height(): Promise<number> {
     const status = await this.ask(() => this.client.status());
-    return Number(status.sync_info.latest_block_height);
+    const h = Number(status?.sync_info?.latest_block_height);
+    if (!Number.isSafeInteger(h)) throw new VisorError("NODE_API", `${this.label}: no height in status`);
+    return h;
   }
 
   async currentPlan(): Promise<UpgradePlan | null> {

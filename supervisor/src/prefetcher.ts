@@ -2,20 +2,24 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
 import type { NodeApi } from "./node-api.js";
-import { ensureUpgradeBinary, PREFETCH_MARKER } from "./upgrade-binary.js";
+import { stageUpgradeArtifact } from "./upgrade-binary.js";
 import type { VisorConfig } from "./visor-config.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
 import type { StatusFile } from "./visor-status.js";
 
 /**
- * While the daemon runs, fetches and verifies the binary of the scheduled plan, so the halt does not wait for
- * a download. A plan that is cancelled or replaced leaves no pre-fetched folder behind. Failures are logged and
- * retried later: pre-fetching can never make an upgrade fail.
+ * While the daemon runs, fetches and verifies the artifact of the plan the node's API says is scheduled, into
+ * prefetch/<plan>, so the halt does not wait for a download. The plan is only a hint: nothing is installed or
+ * switched from it; the halt installs the artifact only if upgrade-info.json names the same one. A plan that is
+ * cancelled leaves no pre-fetched folder behind; one replaced under the same name is set aside. Failures are
+ * logged and retried when the plan changes: pre-fetching can never make an upgrade fail.
  */
 export class Prefetcher {
   private busy = false;
-  private failedFor = "";
+  /** The plan (name and info) last staged or failed, so each is fetched once. */
+  private handled = "";
+  private skipped = "";
 
   constructor(
     private readonly ctx: {
@@ -37,46 +41,42 @@ export class Prefetcher {
       if (plan === undefined) return;
       this.removeStale(plan?.name);
       if (!plan?.info || !config.allowDownloadBinaries) return;
-      if (existsSync(layout.binaryIn(layout.upgradeDir(plan.name)))) {
-        if (status.current.prefetch?.plan !== plan.name)
-          status.update({ prefetch: { plan: plan.name, state: "ready" } });
-        return;
-      }
       const key = `${plan.name}|${plan.info}`;
-      if (this.failedFor === key) return;
+      if (this.handled === key) return;
+      this.handled = key;
       status.update({ prefetch: { plan: plan.name, state: "downloading" } });
-      logger.info("pre-fetching the binary of the scheduled upgrade", {
-        plan: plan.name,
-        height: plan.height,
-      });
       try {
-        await ensureUpgradeBinary(plan, layout, config, { logger }, { prefetch: true });
+        const done = await stageUpgradeArtifact(plan, layout, config, { logger });
         status.update({ prefetch: { plan: plan.name, state: "ready" } });
-        this.ctx.metrics?.prefetched.inc();
-        logger.info("pre-fetched and verified", { plan: plan.name });
+        if (done === "downloaded") {
+          this.ctx.metrics?.prefetched.inc();
+          logger.info("pre-fetched and verified", { plan: plan.name, height: plan.height, via: api.via });
+        }
       } catch (e) {
-        this.failedFor = key;
         status.update({ prefetch: { plan: plan.name, state: "failed", error: (e as Error).message } });
         logger.warn("pre-fetch failed; the upgrade will download at the halt", {
           plan: plan.name,
           err: (e as Error).message,
         });
       }
+    } catch (e) {
+      // A plan name no folder can hold, an unwritable prefetch folder: the halt will say so, if it comes.
+      if (this.skipped !== (e as Error).message)
+        logger.warn("pre-fetch skipped", { err: (e as Error).message });
+      this.skipped = (e as Error).message;
     } finally {
       this.busy = false;
     }
   }
 
-  /** Folders pre-fetched for a plan that is no longer scheduled, and that `current` does not run. */
+  /** Pre-fetched folders of plans no longer scheduled (set-aside folders are kept for the operator). */
   private removeStale(scheduled: string | undefined): void {
     const { layout, logger } = this.ctx;
-    if (!existsSync(layout.upgradesDir)) return;
+    if (!existsSync(layout.prefetchDir)) return;
     const keep = scheduled ? layout.planDirName(scheduled) : null;
-    const current = layout.currentDir();
-    for (const name of readdirSync(layout.upgradesDir)) {
-      const dir = join(layout.upgradesDir, name);
-      if (name === keep || dir === current || !existsSync(join(dir, PREFETCH_MARKER))) continue;
-      rmSync(dir, { recursive: true, force: true });
+    for (const name of readdirSync(layout.prefetchDir)) {
+      if (name === keep || name.startsWith(".") || name.includes(".replaced-")) continue;
+      rmSync(join(layout.prefetchDir, name), { recursive: true, force: true });
       logger.info("removed the pre-fetched binary of a plan no longer scheduled", { folder: name });
     }
   }

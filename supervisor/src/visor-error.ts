@@ -13,7 +13,8 @@ export type VisorErrorCode =
   | "PRE_UPGRADE"
   | "BACKUP"
   | "SIGNATURE"
-  | "NODE_API";
+  | "NODE_API"
+  | "HOME_HEIGHT";
 
 /**
  * A message names URLs with their credentials redacted: it ends up in logs, on the console and in

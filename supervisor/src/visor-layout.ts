@@ -9,14 +9,18 @@ import {
   rmSync,
   symlinkSync,
 } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { crashPoint } from "./crash-point.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 
+/** Folders set aside (`<folder>.replaced-<time>`) kept per folder; older ones are removed. */
+const KEEP_REPLACED = 3;
+
 /**
  * Cosmovisor's folder layout under `$DAEMON_HOME/cosmovisor`: genesis/bin/<name>, upgrades/<plan>/bin/<name>,
- * and `current`, a relative symlink to the folder whose binary runs.
+ * and `current`, a relative symlink to the folder whose binary runs. visor adds prefetch/<plan>, artifacts
+ * fetched ahead of the halt that only the halt installs.
  */
 export class VisorLayout {
   readonly root: string;
@@ -31,6 +35,16 @@ export class VisorLayout {
 
   get upgradesDir(): string {
     return join(this.root, "upgrades");
+  }
+
+  /** Artifacts pre-fetched for a scheduled plan, waiting for the halt to check and install them. */
+  get prefetchDir(): string {
+    return join(this.root, "prefetch");
+  }
+
+  /** Scratch space for a snapshot of the node's database (on the home's file system, for hard links). */
+  get heightProbeDir(): string {
+    return join(this.root, ".height-probe");
   }
 
   get currentLink(): string {
@@ -74,6 +88,29 @@ export class VisorLayout {
 
   upgradeDir(plan: string): string {
     return join(this.upgradesDir, this.planDirName(plan));
+  }
+
+  prefetchDirOf(plan: string): string {
+    return join(this.prefetchDir, this.planDirName(plan));
+  }
+
+  /**
+   * Moves a folder visor will not use out of the way, as `<folder>.replaced-<time>` beside it, so an operator
+   * can see what was replaced; only the newest few per folder are kept, so repeated replacements cannot fill
+   * the disk. Answers the new path.
+   */
+  setAside(dir: string): string {
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    let to = `${dir}.replaced-${stamp}`;
+    for (let i = 1; existsSync(to); i++) to = `${dir}.replaced-${stamp}-${i}`;
+    renameSync(dir, to);
+    const prefix = `${basename(dir)}.replaced-`;
+    const all = readdirSync(dirname(dir))
+      .filter((f) => f.startsWith(prefix))
+      .sort();
+    for (const old of all.slice(0, Math.max(0, all.length - KEEP_REPLACED)))
+      rmSync(join(dirname(dir), old), { recursive: true, force: true });
+    return to;
   }
 
   binaryIn(dir: string): string {

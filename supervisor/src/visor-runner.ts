@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { watch } from "chokidar";
 import type { Logger } from "../../node/src/logging/logger.js";
-import { feedBatch } from "./batch-feed.js";
+import { BatchFeed } from "./batch-feed.js";
 import { NodeApi } from "./node-api.js";
 import { stopOrphanedDaemon } from "./orphaned-daemon.js";
 import { Prefetcher } from "./prefetcher.js";
@@ -30,6 +30,7 @@ export class VisorRunner {
   private stopping: NodeJS.Signals | null = null;
   private readonly status: StatusFile;
   private readonly api: NodeApi;
+  private readonly batch: BatchFeed;
   private readonly skipHeights: Set<number>;
 
   constructor(
@@ -39,7 +40,8 @@ export class VisorRunner {
     private readonly deps: { logger: Logger; metrics: VisorMetrics | null },
   ) {
     this.status = new StatusFile(layout.statusFile);
-    this.api = new NodeApi({ grpc: config.grpcAddress, rest: config.restAddress, rpc: config.rpcAddress });
+    this.api = NodeApi.forHome(config, deps);
+    this.batch = new BatchFeed({ layout, api: this.api, logger: deps.logger });
     this.skipHeights = skipHeightsOf(args);
   }
 
@@ -177,9 +179,11 @@ export class VisorRunner {
           check();
           // Batch upgrades are due at a height: asked as often as the file is polled, so they are not late.
           if (existsSync(this.layout.batchFile))
-            void feedBatch(this.layout, this.api, this.deps).catch((e) =>
-              this.deps.logger.warn("batch upgrade file unusable", { err: (e as Error).message }),
-            );
+            void this.batch
+              .tick()
+              .catch((e) =>
+                this.deps.logger.warn("batch upgrade file unusable", { err: (e as Error).message }),
+              );
         }, this.config.pollIntervalMs),
       );
       if (prefetcher)

@@ -74,13 +74,15 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     const cancelHeight = (await net.height()) + 200;
     await net.proposeUpgrade({ name: "v3", height: cancelHeight, info: rel.v3!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v3/, 30_000, true);
-    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3", "bin", "chaind"))).toBe(true);
+    // Staged for the halt to check against upgrade-info.json, not installed where a binary would run.
+    expect(existsSync(join(net.home, "cosmovisor", "prefetch", "v3", "artifact"))).toBe(true);
+    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3"))).toBe(false);
     await net.proposeCancel();
     expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({
       plan: null,
     });
     await net.waitForLine(/removed the pre-fetched binary of a plan no longer scheduled/, 30_000, true);
-    expect(existsSync(join(net.home, "cosmovisor", "upgrades", "v3"))).toBe(false);
+    expect(existsSync(join(net.home, "cosmovisor", "prefetch", "v3"))).toBe(false);
 
     const fetchedBefore = server.requests.get(archive) ?? 0;
     const height = (await net.height()) + 80;
@@ -90,6 +92,7 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     await net.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 90_000);
     const afterHalt = net.lines.slice(net.lines.findIndex((l) => l.includes('UPGRADE "v2" NEEDED')));
     expect(afterHalt.some((l) => l.includes("downloading upgrade binary"))).toBe(false);
+    expect(afterHalt.some((l) => /installed the pre-fetched binary .*plan=v2/.test(l))).toBe(true);
     expect(server.requests.get(archive)).toBe(fetchedBefore + 1);
     await net.waitForHeight(height + 1);
   }, 240_000);

@@ -9,7 +9,11 @@ import { silentLogger } from "../../node/src/logging/logger.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../../node/src/server/node-servers.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
+import { type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
 import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
+import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
+import { RestNodeQuery } from "../../supervisor/src/node-query-rest.js";
+import { RpcNodeQuery } from "../../supervisor/src/node-query-rpc.js";
 import { GOV_ADDRESS, passProposal } from "../node/helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
@@ -23,8 +27,11 @@ describe("visor asks the node over gRPC, then REST, then RPC", () => {
   const at: Record<string, string> = {};
   let closed: string;
   const apis: NodeApi[] = [];
-  const api = (a: { grpc: string; rest: string; rpc: string }) => {
-    const n = new NodeApi(a);
+  const api = (addresses: { grpc: string; rest: string; rpc: string }, identity?: NodeIdentity) => {
+    const n = new NodeApi(
+      { addresses, identity: identity ?? readNodeIdentity(home.home) },
+      { logger: silentLogger },
+    );
     apis.push(n);
     return n;
   };
@@ -83,24 +90,77 @@ describe("visor asks the node over gRPC, then REST, then RPC", () => {
     expect((err as Error).message).toMatch(/gRPC 127\.0\.0\.1:\d+ .*REST http:\/\/127.*RPC http:\/\/127/);
   });
 
-  it("reads the node's listen addresses from its home, with the Cosmos defaults where none is fixed", () => {
-    // makeTestHome lets the OS pick ports (port 0), which visor cannot dial: the defaults stand in.
-    expect(nodeListenAddresses(home.home)).toEqual({
-      grpc: "localhost:9090",
-      rest: "http://127.0.0.1:1317",
-      rpc: "http://127.0.0.1:26657",
-    });
+  it("answers who it is the same way on gRPC, REST and RPC: the home's chain id and its key's node id", async () => {
+    const identity = readNodeIdentity(home.home) as NodeIdentity;
+    expect(identity.chainId).toBe(home.chainId);
+    // chaind has no node_key.json: its node id comes from priv_validator_key.json, as it reports it.
+    expect(identity.nodeIds.map((n) => n.file)).toEqual(["priv_validator_key.json"]);
+    const expected = { chainId: home.chainId, nodeId: identity.nodeIds[0].id };
+    const grpc = new GrpcNodeQuery(at.grpc);
+    try {
+      expect(await grpc.nodeInfo()).toEqual(expected);
+    } finally {
+      grpc.close();
+    }
+    expect(await new RestNodeQuery(at.api).nodeInfo()).toEqual(expected);
+    expect(await new RpcNodeQuery(at.rpc).nodeInfo()).toEqual(expected);
+  });
+
+  it("refuses the real node when the home says it is another chain or another node, naming what differed", async () => {
+    const own = readNodeIdentity(home.home) as NodeIdentity;
+    const all = { grpc: at.grpc, rest: at.api, rpc: at.rpc };
+    const otherChain = api(all, { ...own, chainId: "other-chain" });
+    const err = await otherChain.currentPlan().catch((e: Error & { code?: string }) => e);
+    expect(err).toMatchObject({ code: "NODE_API" });
+    expect((err as Error).message).toMatch(
+      /gRPC .* answers chain id "test-chain" \(the home's genesis: "other-chain"\)/,
+    );
+    const otherNode = api(all, { ...own, nodeIds: [{ id: "ab".repeat(20), file: "node_key.json" }] });
+    const err2 = await otherNode.height().catch((e: Error) => e);
+    expect((err2 as Error).message).toMatch(
+      /RPC .* answers node id "[0-9a-f]{40}" \(the home's keys: (ab){20} in node_key.json\)/,
+    );
+    const unknown = api(all, { problem: "no keys" } as unknown as NodeIdentity);
+    expect(((await unknown.height().catch((e: Error) => e)) as Error).message).toMatch(
+      /cannot be checked: no keys/,
+    );
+  });
+
+  it("reads the node's listen addresses from its home: only enabled transports, never a guessed port", () => {
+    // makeTestHome lets the OS pick ports (port 0), which visor cannot dial: none is asked (not the defaults,
+    // where anyone may listen).
+    expect(nodeListenAddresses(home.home)).toEqual({ grpc: "", rest: "", rpc: "" });
     const fixed = mkdtempSync(join(tmpdir(), "visor-listen-"));
     mkdirSync(join(fixed, "config"));
-    writeFileSync(
-      join(fixed, "config", "app.toml"),
-      '[api]\naddress = "tcp://0.0.0.0:2317"\n[grpc]\naddress = "[::1]:9191"\n',
+    const write = (app: string, node: string) => {
+      writeFileSync(join(fixed, "config", "app.toml"), app);
+      writeFileSync(join(fixed, "config", "config.toml"), node);
+    };
+    // No files: Cosmos's defaults, REST off.
+    expect(nodeListenAddresses(fixed)).toEqual({
+      grpc: "localhost:9090",
+      rest: "",
+      rpc: "http://127.0.0.1:26657",
+    });
+    write(
+      '[api]\nenable = true\naddress = "tcp://0.0.0.0:2317"\n[grpc]\naddress = "[::1]:9191"\n',
+      '[rpc]\nladdr = "tcp://127.0.0.1:36657"\n',
     );
-    writeFileSync(join(fixed, "config", "config.toml"), '[rpc]\nladdr = "tcp://127.0.0.1:36657"\n');
     expect(nodeListenAddresses(fixed)).toEqual({
       grpc: "[::1]:9191",
       rest: "http://127.0.0.1:2317",
       rpc: "http://127.0.0.1:36657",
+    });
+    write(
+      '[api]\nenable = false\naddress = "tcp://127.0.0.1:2317"\n[grpc]\nenable = false\naddress = "127.0.0.1:9191"\n',
+      '[rpc]\nladdr = ""\n',
+    );
+    expect(nodeListenAddresses(fixed)).toEqual({ grpc: "", rest: "", rpc: "" });
+    write("[api]\nenable = true\n", "");
+    expect(nodeListenAddresses(fixed)).toEqual({
+      grpc: "localhost:9090",
+      rest: "http://127.0.0.1:1317",
+      rpc: "http://127.0.0.1:26657",
     });
     rmSync(fixed, { recursive: true });
   });

@@ -1,65 +1,32 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { create, toBinary } from "@bufbuild/protobuf";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReleaseServer } from "../../harness/src/release-server.js";
-import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
 import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
+import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, VISOR, visorHome } from "./visor-home.js";
-
-/** A stand-in for a node's CometBFT RPC: `status` from the fake daemon's height file, and a CurrentPlan. */
-async function fakeNodeRpc(home: string, plan: () => { name: string; height: number; info: string } | null) {
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const { method, id } = JSON.parse(body);
-      const heightFile = join(home, "data", "height");
-      const height = existsSync(heightFile) ? readFileSync(heightFile, "utf8") : "0";
-      const p = plan();
-      const value = Buffer.from(
-        toBinary(
-          QueryCurrentPlanResponseSchema,
-          create(QueryCurrentPlanResponseSchema, p ? { plan: { ...p, height: BigInt(p.height) } } : {}),
-        ),
-      ).toString("base64");
-      const result =
-        method === "status"
-          ? { sync_info: { latest_block_height: height } }
-          : { response: { code: 0, log: "", value } };
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ jsonrpc: "2.0", id, result }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, signatures, status", () => {
   let h: ReturnType<typeof visorHome>;
   let files: string;
   let releases: ReleaseServer;
-  let rpc: Awaited<ReturnType<typeof fakeNodeRpc>>;
-  let plan: { name: string; height: number; info: string } | null = null;
+  // The fake daemon has no API: this plays the home's node, claiming the home's own identity.
+  let rpc: FakeNodeApi;
 
   beforeEach(async () => {
     h = visorHome();
     files = join(h.root, "served");
     mkdirSync(files);
     releases = await ReleaseServer.start({ dir: files });
-    rpc = await fakeNodeRpc(h.home, () => plan);
+    rpc = await FakeNodeApi.start({ home: h.home, identity: h.identity });
     h.env.VISOR_RPC_ADDRESS = rpc.url;
     expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
     copyFileSync(fakeBinary(h.root, "v2"), join(files, "fake-v2"));
-    plan = null;
   });
   afterEach(async () => {
-    rpc.server.close();
+    await rpc.close();
     await releases.close();
     h.cleanup();
   });
@@ -108,7 +75,12 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
         (p: { name: string }) => p.name,
       ),
     ).toEqual(["v2", "v3"]);
-    const v = h.start(["start"], { UNSAFE_SKIP_BACKUP: "true", FAKE_BLOCK_MS: "200" });
+    // The home's own height (CometBFT's block store, here in Tendermint's JSON form) confirms each entry.
+    const v = h.start(["start"], {
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_BLOCK_MS: "200",
+      FAKE_BLOCKSTORE: "json",
+    });
     await v.waitFor(/v2 running/, 15_000);
     await v.waitFor(/v3 running/, 15_000);
     expect(existsSync(join(h.home, "data", "upgrade-info.json.batch"))).toBe(false);
@@ -122,14 +94,14 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
   it("prepare-upgrade downloads the scheduled plan's binary now, and says so when there is none", async () => {
     const none = await h.visor(["prepare-upgrade"]);
     expect(none.stdout.trim()).toBe("No active upgrade plan found");
-    plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    rpc.plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
     const ready = await h.visor(["prepare-upgrade"]);
     expect(ready.exitCode, ready.all).toBe(0);
     expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2", "bin", "fake"))).toBe(true);
   });
 
   it("prepare-upgrade draws a progress bar on a terminal, and writes log lines otherwise", async () => {
-    plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    rpc.plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
     // `script` gives visor a real pseudo-terminal, as an operator's shell would.
     const tty = await execa("script", ["-qfec", `node ${VISOR} prepare-upgrade`, "/dev/null"], {
       env: h.env,
@@ -148,13 +120,13 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
   });
 
   it("pre-fetches while the daemon runs, so the halt downloads nothing; status shows it", async () => {
-    plan = { name: "v2", height: 8, info: JSON.stringify({ binaries: { any: v2Url() } }) };
+    rpc.plan = { name: "v2", height: 8, info: JSON.stringify({ binaries: { any: v2Url() } }) };
     const v = h.start(["start"], {
       VISOR_PREFETCH: "true",
       DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
       UNSAFE_SKIP_BACKUP: "true",
       FAKE_HALTS: "v1:8:v2",
-      FAKE_INFO: plan.info,
+      FAKE_INFO: rpc.plan.info,
       FAKE_BLOCK_MS: "200",
     });
     await v.waitFor(/pre-fetched and verified/, 15_000);

@@ -2,6 +2,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } 
 import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { packageVersion } from "../../../node/src/cli/package-version.js";
+import { forgetSource } from "../artifact-source.js";
 import { readBatch, writeJsonAtomic } from "../batch-feed.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
@@ -85,6 +86,7 @@ export function addUpgradeCommand(
       `upgrade binary already exists at ${layout.binaryIn(dir)}; use --force to replace it`,
     );
   out(`installed ${name} binary at ${installBinary(path, dir, config.name)}`);
+  forgetSource(dir);
   if (opts.height !== undefined) queueUpgrade(layout, name, opts.height);
 }
 
@@ -122,14 +124,14 @@ export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: strin
 }
 
 export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> {
-  const api = new NodeApi({ grpc: config.grpcAddress, rest: config.restAddress, rpc: config.rpcAddress });
+  const logger = visorLogger(config);
+  const api = NodeApi.forHome(config, { logger });
   const plan = await api.currentPlan().finally(() => api.close());
   if (!plan) {
     out("No active upgrade plan found");
     return;
   }
   const layout = new VisorLayout(config);
-  const logger = visorLogger(config);
   const bin = await ensureUpgradeBinary(
     plan,
     layout,

@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ArtifactUrl, type Checksum, parseArtifactUrl } from "./artifact-url.js";
+import type { UpgradePlan } from "./upgrade-info.js";
+
+/**
+ * Where a binary or artifact visor fetched came from, kept beside it (`.visor-source.json`), so the halt can
+ * tell whether it is what upgrade-info.json names. URLs are kept as SHA-256 digests (they may carry
+ * credentials) and shown without credentials or query.
+ */
+export interface ArtifactSource {
+  version: 1;
+  plan: string;
+  /** SHA-256 of Plan.info as the plan that was fetched named it. */
+  info_sha256: string;
+  /** Plan.info was a URL to a JSON document: that document's URL and checksum. */
+  document: RecordedUrl | null;
+  /** The artifact Plan.info named for this platform. */
+  artifact: RecordedUrl;
+  /** SHA-256 of the bytes downloaded. */
+  sha256: string;
+  fetched_at: string;
+}
+
+interface RecordedUrl {
+  url_sha256: string;
+  checksum: string | null;
+  shown: string;
+}
+
+export const SOURCE_FILE = ".visor-source.json";
+/** Left by visors before this record existed in folders they pre-fetched: such a folder's source is unknown. */
+const LEGACY_PREFETCH_MARKER = ".prefetched";
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const checksumText = (c: Checksum | null) => (c ? `${c.algorithm}:${c.hex}` : null);
+
+function shown(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    return u.toString();
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+function recorded(a: ArtifactUrl): RecordedUrl {
+  return { url_sha256: sha256(a.url), checksum: checksumText(a.checksum), shown: shown(a.url) };
+}
+
+/** The document Plan.info names when it is a URL (not inline JSON); null otherwise. */
+function planDocument(info: string): ArtifactUrl | null {
+  const text = info.trim();
+  if (!text || text.startsWith("{")) return null;
+  try {
+    return parseArtifactUrl(text, false);
+  } catch {
+    return null;
+  }
+}
+
+export function sourceOf(plan: UpgradePlan, artifact: ArtifactUrl, bytesSha256: string): ArtifactSource {
+  const doc = planDocument(plan.info);
+  return {
+    version: 1,
+    plan: plan.name,
+    info_sha256: sha256(plan.info.trim()),
+    document: doc ? recorded(doc) : null,
+    artifact: recorded(artifact),
+    sha256: bytesSha256,
+    fetched_at: new Date().toISOString(),
+  };
+}
+
+export function writeSource(dir: string, source: ArtifactSource): void {
+  writeFileSync(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`);
+}
+
+/** Whether visor fetched what is in `dir` (a record, or an earlier visor's pre-fetch marker). */
+export function fetchedByVisor(dir: string): boolean {
+  return existsSync(join(dir, SOURCE_FILE)) || existsSync(join(dir, LEGACY_PREFETCH_MARKER));
+}
+
+export function readSource(dir: string): ArtifactSource | null {
+  try {
+    const doc = JSON.parse(readFileSync(join(dir, SOURCE_FILE), "utf8")) as ArtifactSource;
+    return doc?.version === 1 && doc.artifact?.url_sha256 ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A folder now holds an operator's binary (`add-upgrade`): it is used as is, like any binary put there by hand. */
+export function forgetSource(dir: string): void {
+  rmSync(join(dir, SOURCE_FILE), { force: true });
+  rmSync(join(dir, LEGACY_PREFETCH_MARKER), { force: true });
+}
+
+/**
+ * Why what visor fetched into `dir` is not the artifact `expected` (the one upgrade-info.json's Plan.info names
+ * for this platform, resolved at the halt); null when it is: the same URL and the same checksum (or none in
+ * both). The document a URL Plan.info pointed at may move or change; only the artifact it names counts.
+ */
+export function sourceDiffers(dir: string, expected: ArtifactUrl): string | null {
+  const source = readSource(dir);
+  if (!source) return "where it came from is not recorded (or the record is unreadable)";
+  const want = recorded(expected);
+  const found: string[] = [];
+  if (source.artifact.url_sha256 !== want.url_sha256)
+    found.push(`it came from ${source.artifact.shown}, upgrade-info.json names ${want.shown}`);
+  if (source.artifact.checksum !== want.checksum)
+    found.push(
+      `its checksum is ${source.artifact.checksum ?? "none"}, upgrade-info.json names ${want.checksum ?? "none"}`,
+    );
+  return found.length ? found.join("; ") : null;
+}

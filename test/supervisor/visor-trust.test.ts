@@ -1,0 +1,289 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ReleaseServer } from "../../harness/src/release-server.js";
+import { FakeNodeApi } from "./fake-node-api.js";
+import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
+
+/**
+ * Issue 20, points 5 and 6: visor acts only on what it can authenticate. Real visor and daemon processes, a
+ * real release server on loopback; the node's API is FakeNodeApi (the fake daemon has none), which plays the
+ * home's node or, where the test says so, another local user's server on a port the node's config names.
+ */
+describe("visor trusts only upgrade-info.json and the home's own node", () => {
+  let h: ReturnType<typeof visorHome>;
+  let files: string;
+  let releases: ReleaseServer;
+  const servers: FakeNodeApi[] = [];
+  const cosmovisor = (...p: string[]) => join(h.home, "cosmovisor", ...p);
+
+  beforeEach(async () => {
+    h = visorHome();
+    files = join(h.root, "served");
+    mkdirSync(files);
+    releases = await ReleaseServer.start({ dir: files });
+    expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
+    // Two releases for the one plan "v2": A, then B, as a re-proposal replacing a bad release would.
+    for (const v of ["v2a", "v2b", "evil"]) copyFileSync(fakeBinary(h.root, v), join(files, `fake-${v}`));
+  });
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+    await releases.close();
+    h.cleanup();
+  });
+
+  const infoFor = (v: string) =>
+    JSON.stringify({
+      binaries: {
+        any: `${releases.fileUrl(`fake-${v}`)}?checksum=sha256:${sha256File(join(files, `fake-${v}`))}`,
+      },
+    });
+  const sha = (v: string) => sha256File(join(files, `fake-${v}`));
+  const asideIn = (dir: string) =>
+    existsSync(dir) ? readdirSync(dir).filter((f) => /^v2\.replaced-/.test(f)) : [];
+
+  async function nodeApi(identity = h.identity): Promise<FakeNodeApi> {
+    const s = await FakeNodeApi.start({ home: h.home, identity });
+    servers.push(s);
+    return s;
+  }
+
+  /** A daemon that halts for v2 naming `info`, one block short of the halt until the test opens the gate. */
+  const halting = (info: string) => ({
+    VISOR_PREFETCH: "true",
+    DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    UNSAFE_SKIP_BACKUP: "true",
+    FAKE_HALTS: "v1:10:v2",
+    FAKE_INFO: info,
+    FAKE_HALT_GATE: join(h.root, "gate"),
+    FAKE_BLOCK_MS: "100",
+  });
+
+  it("A pre-fetched, the halt names B under the same plan name: visor runs B and sets A aside", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 10, info: infoFor("v2a") };
+    const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(infoFor("v2b")) });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    // A network-learned plan is staged aside, never installed where a binary would run.
+    expect(sha256File(cosmovisor("prefetch", "v2", "artifact"))).toBe(sha("v2a"));
+    expect(existsSync(cosmovisor("upgrades", "v2"))).toBe(false);
+
+    writeFileSync(join(h.root, "gate"), "");
+    await v.waitFor(/v2b running/);
+    expect(v.output).toMatch(/not using a binary fetched earlier: it is not what upgrade-info.json names/);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+    expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2b"));
+    // A is kept for the operator to look at, not deleted.
+    const aside = asideIn(cosmovisor("prefetch"));
+    expect(aside).toHaveLength(1);
+    expect(sha256File(cosmovisor("prefetch", aside[0], "artifact"))).toBe(sha("v2a"));
+    expect(releases.requests.get("fake-v2a")).toBe(1);
+    expect(releases.requests.get("fake-v2b")).toBe(1);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("the plan changes to B under the same name before the halt: A is set aside, B pre-fetched and used", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 10, info: infoFor("v2a") };
+    const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(infoFor("v2b")) });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    const mark = v.lines.length;
+    node.plan = { name: "v2", height: 10, info: infoFor("v2b") };
+    await v.waitFor(/the scheduled plan now names another binary: setting the pre-fetched one aside/);
+    await v.waitFor(/pre-fetched and verified .*plan=v2/, 20_000, mark);
+    expect(sha256File(cosmovisor("prefetch", "v2", "artifact"))).toBe(sha("v2b"));
+
+    writeFileSync(join(h.root, "gate"), "");
+    await v.waitFor(/v2b running/);
+    expect(v.output).toMatch(/installed the pre-fetched binary .*plan=v2/);
+    // B was downloaded once, ahead of the halt; A is kept aside.
+    expect(releases.requests.get("fake-v2b")).toBe(1);
+    const aside = asideIn(cosmovisor("prefetch"));
+    expect(aside).toHaveLength(1);
+    expect(sha256File(cosmovisor("prefetch", aside[0], "artifact"))).toBe(sha("v2a"));
+    expect(existsSync(cosmovisor("prefetch", "v2"))).toBe(false);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("a cancelled plan's pre-fetch is removed; a copy set aside stays for the operator", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 500, info: infoFor("v2a") };
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      FAKE_BLOCK_MS: "100",
+    });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    const mark = v.lines.length;
+    node.plan = { name: "v2", height: 500, info: infoFor("v2b") };
+    await v.waitFor(/pre-fetched and verified .*plan=v2/, 20_000, mark);
+    node.plan = null;
+    await v.waitFor(/removed the pre-fetched binary of a plan no longer scheduled .*folder=v2$/);
+    expect(existsSync(cosmovisor("prefetch", "v2"))).toBe(false);
+    const aside = asideIn(cosmovisor("prefetch"));
+    expect(aside).toHaveLength(1);
+    expect(sha256File(cosmovisor("prefetch", aside[0], "artifact"))).toBe(sha("v2a"));
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("a binary prepare-upgrade installed for A is set aside when the halt names B; an operator's is used as is", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
+    const prepared = await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: node.url });
+    expect(prepared.exitCode, prepared.all).toBe(0);
+    expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2a"));
+
+    const env = {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_INFO: infoFor("v2b"),
+    };
+    const v = h.start(["start"], { ...env, FAKE_HALTS: "v1:5:v2" });
+    await v.waitFor(/v2b running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    const aside = asideIn(cosmovisor("upgrades"));
+    expect(aside).toHaveLength(1);
+    expect(sha256File(cosmovisor("upgrades", aside[0], "bin", "fake"))).toBe(sha("v2a"));
+
+    // A binary the operator put in place (no record of a source) is used whatever Plan.info names, as
+    // cosmovisor does: here Plan.info names B, yet the operator's A runs.
+    const added = await h.visor(["add-upgrade", "v3", join(files, "fake-v2a")]);
+    expect(added.exitCode, added.all).toBe(0);
+    const w = h.start(["start"], { ...env, FAKE_HALTS: "v2b:15:v3" });
+    await w.waitFor(/v2a running/);
+    w.proc.kill("SIGTERM");
+    expect(await w.exit()).toBe(0);
+    expect(releases.requests.get("fake-v2b")).toBe(1);
+  });
+
+  it("never asks a server on the REST port while [api] enable = false, though it claims to be the node", async () => {
+    const node = await nodeApi();
+    // Another local user's server on the port app.toml names for the (disabled) REST gateway. It knows the
+    // node's id and chain id (they are public) and offers a plan whose binary is its own script.
+    const attacker = await nodeApi();
+    attacker.plan = { name: "v2", height: 5, info: infoFor("evil") };
+    attacker.height = () => 1_000_000;
+    writeFileSync(
+      join(h.home, "config", "app.toml"),
+      `[api]\nenable = false\naddress = "tcp://127.0.0.1:${attacker.port}"\n\n[grpc]\nenable = false\naddress = "127.0.0.1:1"\n`,
+    );
+    writeFileSync(join(h.home, "config", "config.toml"), `[rpc]\nladdr = "tcp://127.0.0.1:${node.port}"\n`);
+    const fromHome = { DAEMON_GRPC_ADDRESS: "", VISOR_REST_ADDRESS: "", VISOR_RPC_ADDRESS: "" };
+    const config = await h.visor(["config"], fromHome);
+    expect(config.stdout).toMatch(/^VISOR_REST_ADDRESS: $/m);
+    expect(config.stdout).toMatch(new RegExp(`^VISOR_RPC_ADDRESS: http://127.0.0.1:${node.port}$`, "m"));
+    // A batch upgrade, so heights are asked for too.
+    expect(
+      (await h.visor(["add-upgrade", "v9", fakeBinary(h.root, "v9"), "--upgrade-height", "500"])).exitCode,
+    ).toBe(0);
+
+    const v = h.start(["start"], {
+      ...fromHome,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      FAKE_BLOCK_MS: "100",
+    });
+    await v.waitFor(/v1 height 30/);
+    // The node's own server was asked, for plans and heights, over and over; the attacker's never.
+    expect(node.requests).toBeGreaterThan(10);
+    expect(attacker.requests).toBe(0);
+    expect(releases.requests.get("fake-evil")).toBeUndefined();
+    expect(existsSync(cosmovisor("prefetch", "v2"))).toBe(false);
+    expect(existsSync(cosmovisor("upgrades", "v2"))).toBe(false);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("does not trust a server on an enabled port that answers another chain id or node id, until it is the node", async () => {
+    const wrongChain = await nodeApi({ ...h.identity, chainId: "other-chain-1" });
+    const wrongNode = await nodeApi({ ...h.identity, nodeId: "ab".repeat(20) });
+    for (const s of [wrongChain, wrongNode]) {
+      s.plan = { name: "v2", height: 5, info: infoFor("evil") };
+      s.height = () => 1_000_000;
+    }
+    expect(
+      (await h.visor(["add-upgrade", "v2", fakeBinary(h.root, "v2"), "--upgrade-height", "8"])).exitCode,
+    ).toBe(0);
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: wrongChain.url,
+      VISOR_REST_ADDRESS: wrongNode.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      FAKE_BLOCK_MS: "100",
+      // The home's own store says the batch entry is due: only a trusted node's height may start the check.
+      FAKE_BLOCKSTORE: "proto",
+    });
+    await v.waitFor(/v1 height 30/);
+    const warnings = v.lines.filter((l) => l.includes("not trusting the server on the node's port"));
+    expect(warnings).toHaveLength(2);
+    expect(warnings.find((l) => l.includes(wrongChain.url))).toMatch(
+      /answers="chain id \\"other-chain-1\\" \(the home's genesis: \\"visor-test-1\\"\)"/,
+    );
+    expect(warnings.find((l) => l.includes(wrongNode.url))).toMatch(/answers="node id \\"(ab){20}\\"/);
+    expect(releases.requests.get("fake-evil")).toBeUndefined();
+    expect(existsSync(cosmovisor("prefetch"))).toBe(false);
+    expect(existsSync(join(h.home, "data", "upgrade-info.json"))).toBe(false);
+    expect(v.output).not.toMatch(/batch upgrade due|upgrade detected/);
+
+    // The check is made again on every question: once the server on the port is the node, it is believed,
+    // and the batch upgrade (whose height the home has long passed) is applied.
+    wrongChain.identity = h.identity;
+    await v.waitFor(/the node's own server answers again/);
+    await v.waitFor(/batch upgrade due .*plan=v2/);
+    await v.waitFor(/v2 running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("a verified node's fake height does not apply a batch upgrade early: the home's own height decides", async () => {
+    const node = await nodeApi();
+    node.height = () => 1_000_000;
+    expect(
+      (await h.visor(["add-upgrade", "v2", fakeBinary(h.root, "v2"), "--upgrade-height", "25"])).exitCode,
+    ).toBe(0);
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_BLOCK_MS: "100",
+      FAKE_BLOCKSTORE: "proto",
+    });
+    await v.waitFor(/batch upgrade waits: the home's own store is behind the height its node's API reports/);
+    await v.waitFor(/v2 running/, 60_000);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    const heightAtV2 = Number(v.output.match(/v2 running from height (\d+)/)![1]);
+    expect(heightAtV2).toBeGreaterThanOrEqual(24);
+    expect(v.output).toMatch(/batch upgrade due .*node_height=1000000 home_height=(\d+)/);
+    const home = Number(v.output.match(/batch upgrade due .*home_height=(\d+)/)![1]);
+    expect(home).toBeGreaterThanOrEqual(24);
+  });
+
+  it("a plan learned over the network never switches binaries: only upgrade-info.json does", async () => {
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      FAKE_BLOCK_MS: "100",
+    });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    // Well past the plan's height: the node did not halt (it has no such plan), so nothing changes.
+    await v.waitFor(/v1 height 20/);
+    const status = JSON.parse((await h.visor(["status"])).stdout);
+    expect(status.prefetch).toMatchObject({ plan: "v2", state: "ready" });
+    expect(status.current).toMatch(/genesis$/);
+    expect(readlinkSync(cosmovisor("current"))).toBe("genesis");
+    expect(existsSync(cosmovisor("upgrades", "v2"))).toBe(false);
+    expect(existsSync(join(h.home, "data", "upgrade-info.json"))).toBe(false);
+    expect(v.output).not.toMatch(/upgrade detected|starting daemon .*upgrades/);
+    expect(v.lines.filter((l) => /starting daemon/.test(l))).toHaveLength(1);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+});
