@@ -1,3 +1,4 @@
+import { readLimitedResponse } from "../../node/src/client/limited-response.js";
 import {
   type AnsweringNode,
   NODE_QUERY_MAX_BYTES,
@@ -6,19 +7,6 @@ import {
 } from "./node-query.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
-
-/** A body read whole, or refused once it passes `max` bytes: whoever answers on the port cannot fill memory. */
-async function boundedText(res: Response, max: number): Promise<string> {
-  if (!res.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > max) throw new Error(`answer larger than ${max} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** The node's REST gateway, on the `cosmos/...` paths every Cosmos SDK node serves. */
 export class RestNodeQuery implements NodeQuery {
@@ -35,7 +23,7 @@ export class RestNodeQuery implements NodeQuery {
     let text: string;
     try {
       res = await fetch(this.base + path, { signal: AbortSignal.timeout(NODE_QUERY_TIMEOUT_MS) });
-      text = await boundedText(res, NODE_QUERY_MAX_BYTES);
+      text = (await readLimitedResponse(res, NODE_QUERY_MAX_BYTES)).toString("utf8");
     } catch (e) {
       throw new VisorError("NODE_API", `${this.label} unreachable: ${(e as Error).message}`);
     }

@@ -4,7 +4,12 @@ import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
 } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { type AnsweringNode, NODE_QUERY_TIMEOUT_MS, type NodeQuery } from "./node-query.js";
+import {
+  type AnsweringNode,
+  NODE_QUERY_MAX_BYTES,
+  NODE_QUERY_TIMEOUT_MS,
+  type NodeQuery,
+} from "./node-query.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
 
@@ -17,7 +22,10 @@ export class RpcNodeQuery implements NodeQuery {
   private readonly client: NodeRpcClient;
 
   constructor(address: string) {
-    this.client = new NodeRpcClient(address, NODE_QUERY_TIMEOUT_MS);
+    this.client = new NodeRpcClient(address, {
+      timeoutMs: NODE_QUERY_TIMEOUT_MS,
+      maxAnswerBytes: NODE_QUERY_MAX_BYTES,
+    });
     this.label = `RPC ${this.client.url}`;
   }
 

@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +13,7 @@ import { closeNodeServers, startNodeServers } from "../../node/src/server/node-s
 import { NodeApi } from "../../supervisor/src/node-api.js";
 import { type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
 import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
+import { NODE_QUERY_MAX_BYTES } from "../../supervisor/src/node-query.js";
 import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
 import { RestNodeQuery } from "../../supervisor/src/node-query-rest.js";
 import { RpcNodeQuery } from "../../supervisor/src/node-query-rpc.js";
@@ -88,6 +91,32 @@ describe("visor asks the node over gRPC, then REST, then RPC", () => {
     const err = await a.height().catch((e: Error & { code?: string }) => e);
     expect(err).toMatchObject({ code: "NODE_API" });
     expect((err as Error).message).toMatch(/gRPC 127\.0\.0\.1:\d+ .*REST http:\/\/127.*RPC http:\/\/127/);
+  });
+
+  it("stops reading an answer past its size limit on REST and RPC: whatever holds the port cannot fill visor's memory", async () => {
+    // A stand-in for a hostile server on the node's ports: an endless JSON body, never finished.
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"jsonrpc":"2.0","id":1,"result":"');
+      const chunk = "x".repeat(64 * 1024);
+      const more = () => {
+        while (res.write(chunk));
+      };
+      res.on("drain", more);
+      more();
+    });
+    await new Promise<void>((r) => endless.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+    try {
+      for (const q of [new RestNodeQuery(url), new RpcNodeQuery(url)]) {
+        const err = await q.nodeInfo().catch((e: Error) => e);
+        expect(err).toMatchObject({ code: "NODE_API" });
+        expect((err as Error).message).toContain(`answer larger than ${NODE_QUERY_MAX_BYTES} bytes`);
+      }
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((r) => endless.close(r));
+    }
   });
 
   it("answers who it is the same way on gRPC, REST and RPC: the home's chain id and its key's node id", async () => {

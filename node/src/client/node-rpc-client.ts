@@ -1,3 +1,5 @@
+import { readLimitedResponse } from "./limited-response.js";
+
 /** A failed call to a node: unreachable, a JSON-RPC error, or a query the node answered with a non-zero code. */
 export class NodeCallError extends Error {
   constructor(
@@ -17,6 +19,14 @@ export interface BroadcastResult {
   hash: string;
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** `tcp://host:port` (CometBFT's form, client.toml's default) or an http(s) URL, as an http URL. */
 export function nodeHttpUrl(node: string): string {
   if (/^https?:\/\//.test(node)) return node.replace(/\/$/, "");
@@ -24,16 +34,24 @@ export function nodeHttpUrl(node: string): string {
   return `http://${node}`;
 }
 
+export interface NodeRpcClientOptions {
+  /** How long one call may take. */
+  timeoutMs?: number;
+  /** The largest answer read; a larger one fails the call. The default fits the node's own `max_response_bytes`. */
+  maxAnswerBytes?: number;
+}
+
 /** The CLI's view of a node: JSON-RPC over HTTP as CometBFT serves it. */
 export class NodeRpcClient {
   private id = 0;
   readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly maxAnswerBytes: number;
 
-  constructor(
-    node: string,
-    private readonly timeoutMs = 30_000,
-  ) {
+  constructor(node: string, opts: NodeRpcClientOptions = {}) {
     this.url = nodeHttpUrl(node);
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? 64 * 1024 * 1024;
   }
 
   async call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
@@ -51,11 +69,15 @@ export class NodeRpcClient {
         `cannot reach node at ${this.url} (${cause}); is it running, and is --node right?`,
       );
     }
-    const body = (await res.json().catch(() => null)) as {
-      result?: T;
-      error?: { message: string; data?: string };
-    } | null;
-    if (!body) throw new NodeCallError(`node at ${this.url} answered HTTP ${res.status} with no JSON`);
+    let text: string;
+    try {
+      text = (await readLimitedResponse(res, this.maxAnswerBytes)).toString("utf8");
+    } catch (e) {
+      throw new NodeCallError(`node at ${this.url}: ${(e as Error).message}`);
+    }
+    const body = parseJson(text) as { result?: T; error?: { message: string; data?: string } } | null;
+    if (!body || typeof body !== "object")
+      throw new NodeCallError(`node at ${this.url} answered HTTP ${res.status} with no JSON`);
     if (body.error)
       throw new NodeCallError(
         `${method}: ${body.error.message}${body.error.data ? `: ${body.error.data}` : ""}`,
