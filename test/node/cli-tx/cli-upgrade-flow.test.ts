@@ -278,7 +278,8 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
 
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
-    const height = Number(status.sync_info.latest_block_height) + 100;
+    // 150 blocks of 200 ms: room for the seven CLI runs below on a loaded machine before the node halts.
+    const height = Number(status.sync_info.latest_block_height) + 150;
     const info = JSON.stringify({
       binaries: { "linux/amd64": `http://127.0.0.1:1/c.tar.gz?checksum=sha256:${"a".repeat(64)}` },
     });
@@ -333,7 +334,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     const unknown = await cli("query", "upgrade", "module_versions", "nope");
     expect(unknown.stderr.trim()).toMatch(/^Error: .*module nope not found/);
 
-    await node.waitFor(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 30_000);
+    await node.waitFor(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 45_000);
     const exit = await node.proc;
     expect(exit.exitCode).toBe(3);
     expect(JSON.parse(readFileSync(join(home, "data", "upgrade-info.json"), "utf8"))).toEqual({
@@ -342,7 +343,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       height,
       info,
     });
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("chaind pre-upgrade", () => {
