@@ -20,12 +20,27 @@ export function freePort(): Promise<number> {
  * in parallel never fight over the default ports, and config.toml names the real RPC port (visor reads it).
  */
 export async function useFreeListenerPorts(home: string): Promise<void> {
-  const [rpc, api, grpc, telemetry] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
+  setListenerPorts(home, {
+    rpc: await freePort(),
+    api: await freePort(),
+    grpc: await freePort(),
+    telemetry: await freePort(),
+  });
+}
+
+/**
+ * Every listener of a home on 127.0.0.1 port 0, which the OS picks as the node binds it (the node logs the
+ * addresses), so no parallel test can take a port between a check and the bind. For tests that need no port
+ * before the node starts (visor reads config.toml, so it needs useFreeListenerPorts).
+ */
+export function listenOnPickedPorts(home: string): void {
+  setListenerPorts(home, { rpc: 0, api: 0, grpc: 0, telemetry: 0 });
+}
+
+function setListenerPorts(
+  home: string,
+  ports: { rpc: number; api: number; grpc: number; telemetry: number },
+) {
   const edit = (file: string, apply: (doc: Record<string, Record<string, unknown>>) => void) => {
     const path = join(home, "config", file);
     const doc = parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
@@ -33,11 +48,11 @@ export async function useFreeListenerPorts(home: string): Promise<void> {
     writeFileSync(path, stringify(doc));
   };
   edit("app.toml", (doc) => {
-    doc.api.address = `tcp://127.0.0.1:${api}`;
-    doc.grpc.address = `127.0.0.1:${grpc}`;
-    doc.telemetry.address = `127.0.0.1:${telemetry}`;
+    doc.api.address = `tcp://127.0.0.1:${ports.api}`;
+    doc.grpc.address = `127.0.0.1:${ports.grpc}`;
+    doc.telemetry.address = `127.0.0.1:${ports.telemetry}`;
   });
   edit("config.toml", (doc) => {
-    doc.rpc.laddr = `tcp://127.0.0.1:${rpc}`;
+    doc.rpc.laddr = `tcp://127.0.0.1:${ports.rpc}`;
   });
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
+import { listenOnPickedPorts, useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind CLI against a running node: sends, queries and an upgrade proposal to the halt", () => {
@@ -33,7 +33,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     ]);
     expect(made.exitCode, made.stderr).toBe(0);
     keys = JSON.parse(made.stdout).keys;
-    await useFreeListenerPorts(home);
+    listenOnPickedPorts(home);
     node = new NodeProcess(home);
     rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
     await node.waitFor(/committed block .*height=2 /);

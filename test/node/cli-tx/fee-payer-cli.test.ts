@@ -3,27 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DirectSecp256k1HdWallet } from "@cosmjs/proto-signing";
 import { SigningStargateClient } from "@cosmjs/stargate";
-import { parse, stringify } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenOnPickedPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
-
-/** Every listener on a port the OS picks when the node binds it (it logs the RPC one), so none is taken first. */
-function listenOnPickedPorts(home: string): void {
-  const edit = (file: string, apply: (doc: Record<string, Record<string, unknown>>) => void) => {
-    const path = join(home, "config", file);
-    const doc = parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
-    apply(doc);
-    writeFileSync(path, stringify(doc));
-  };
-  edit("app.toml", (doc) => {
-    doc.api.address = "tcp://127.0.0.1:0";
-    doc.grpc.address = "127.0.0.1:0";
-    doc.telemetry.address = "127.0.0.1:0";
-  });
-  edit("config.toml", (doc) => {
-    doc.rpc.laddr = "tcp://127.0.0.1:0";
-  });
-}
 
 interface Key {
   name: string;
