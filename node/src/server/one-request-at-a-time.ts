@@ -17,7 +17,9 @@ export function oneRequestAtATime(
     const socket = req.socket;
     const turn = (turns.get(socket) ?? Promise.resolve())
       .then(async () => {
-        if (!res.destroyed) await handle(req, res);
+        // A response still queued behind others never gets its socket: a dead socket is the sign it is gone.
+        if (res.destroyed || socket.destroyed) return;
+        await handle(req, res);
         await sent(res, socket);
       })
       .catch((e: unknown) => {
@@ -30,16 +32,17 @@ export function oneRequestAtATime(
 
 /** Settles once the answer has been handed to the OS (or the connection is gone). */
 async function sent(res: ServerResponse, socket: Socket): Promise<void> {
-  if (!res.writableFinished && !res.destroyed) await firstOf(res, ["finish", "close"]);
-  if (socket.writableNeedDrain && !socket.destroyed) await firstOf(socket, ["drain", "close"]);
+  if (!res.writableFinished && !res.destroyed && !socket.destroyed)
+    await firstOf([res, "finish"], [res, "close"], [socket, "close"]);
+  if (socket.writableNeedDrain && !socket.destroyed) await firstOf([socket, "drain"], [socket, "close"]);
 }
 
-function firstOf(emitter: EventEmitter, events: readonly string[]): Promise<void> {
+function firstOf(...events: readonly [EventEmitter, string][]): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      for (const e of events) emitter.off(e, done);
+      for (const [emitter, e] of events) emitter.off(e, done);
       resolve();
     };
-    for (const e of events) emitter.on(e, done);
+    for (const [emitter, e] of events) emitter.on(e, done);
   });
 }

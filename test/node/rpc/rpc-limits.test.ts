@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { HomeLayout } from "../../../node/src/config/home-layout.js";
 import { defaultNodeConfig, readNodeConfig, renderConfigToml } from "../../../node/src/config/node-config.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
+import { GenesisAppState } from "../../../node/src/server/rpc/genesis-app-state.js";
 import {
   GENESIS_CHUNK_BYTES,
   type GenesisChunk,
@@ -51,7 +52,7 @@ describe("JSON-RPC batch and answer limits", () => {
 
   const start = async (
     methods: Map<string, RpcMethod>,
-    limits: { maxBatchSize?: number; maxResponseBytes?: number } = {},
+    limits: { maxBatchSize?: number; maxResponseBytes?: number; writeTimeoutMs?: number } = {},
   ) => {
     server = await JsonRpcServer.start(
       { host: "127.0.0.1", port: 0, maxBodyBytes: 1_000_000, readTimeoutMs: 10_000, ...limits },
@@ -155,6 +156,61 @@ describe("JSON-RPC batch and answer limits", () => {
     idle.destroy();
     expect(runs).toBeGreaterThan(0);
     expect(runs).toBeLessThan(requests / 4);
+  });
+
+  it("counts the write timeout from a pipelined request's turn, not from its arrival", async () => {
+    const slow: RpcMethod = {
+      params: [],
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        return { ok: true };
+      },
+    };
+    // Three requests of 300 ms each in one write, with a 500 ms write timeout: each fits its own deadline, though
+    // the last is answered 900 ms after it arrived.
+    const address = await start(new Map([["slow", slow]]), { writeTimeoutMs: 500 });
+    const { hostname, port } = new URL(address);
+    const socket = createConnection(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (d: string) => {
+      text += d;
+    });
+    const closed = new Promise((r) => socket.once("close", r));
+    socket.write(
+      `${"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".repeat(2)}GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    await closed;
+    expect(text.split('"ok":true').length - 1).toBe(3);
+  });
+
+  it("runs nothing a connection queued once its client is gone, and stops a batch whose answer is closed", async () => {
+    let runs = 0;
+    const slow: RpcMethod = {
+      params: [],
+      run: async () => {
+        runs++;
+        await new Promise((r) => setTimeout(r, 200));
+        return { ok: true };
+      },
+    };
+    const address = await start(new Map([["slow", slow]]), { writeTimeoutMs: 300 });
+    const { hostname, port } = new URL(address);
+    const socket = createConnection(Number(port), hostname);
+    socket.on("error", () => {});
+    socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".repeat(4));
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(runs).toBe(1);
+    // A batch the write timeout cuts after its second request: the other eight never run.
+    runs = 0;
+    await fetch(address, {
+      method: "POST",
+      body: JSON.stringify(Array.from({ length: 10 }, (_, i) => request(i, "slow"))),
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(runs).toBe(2);
   });
 
   it("refuses a batch over the limit with one error naming it, running none of it; 0 lifts the limit", async () => {
@@ -333,6 +389,29 @@ describe("GenesisChunks (small chunks, so the file stays small)", () => {
     writeFileSync(file, "b".repeat(260));
     expect((await chunks.chunk(2)).data).toBe(Buffer.from("b".repeat(60)).toString("base64"));
     expect(chunks.total()).toBe(3);
+  });
+});
+
+describe("GenesisAppState", () => {
+  it("parses genesis.json once for each version of the file and keeps the app state as text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "genesis-app-state-"));
+    try {
+      const file = join(dir, "genesis.json");
+      writeFileSync(file, JSON.stringify({ chain_id: "c", app_state: { bank: { n: 1 } } }));
+      const time = 1_700_000_000;
+      utimesSync(file, time, time);
+      const state = new GenesisAppState(file);
+      expect(await state.text()).toBe('{"bank":{"n":1}}');
+      // The same size and time: the kept text answers, the file is not read again.
+      writeFileSync(file, JSON.stringify({ chain_id: "c", app_state: { bank: { n: 2 } } }));
+      utimesSync(file, time, time);
+      expect(await state.text()).toBe('{"bank":{"n":1}}');
+      // An edit the file system sees is read.
+      utimesSync(file, time, time + 5);
+      expect(await state.text()).toBe('{"bank":{"n":2}}');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -25,6 +25,11 @@ export class JsonRpcError extends Error {
 
 export type RpcParams = Record<string, unknown>;
 
+/** A result already serialized to JSON, spliced into the answer as it is: a large document kept as text. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface RpcMethod {
   /** Parameter names in order, so positional arrays map onto them. */
   params: readonly string[];
@@ -85,7 +90,15 @@ export class JsonRpcServer {
   ): Promise<JsonRpcServer> {
     const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
     const serve = oneRequestAtATime(
-      (req, res) => handle(req, res, opts, methods, deps.logger),
+      (req, res) => {
+        // Go's WriteTimeout, counted from the request's turn: the whole answer within the deadline, or the
+        // connection is closed (a client that stops reading would otherwise hold the socket forever).
+        if (writeTimeoutMs > 0) {
+          const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
+          res.once("close", () => clearTimeout(timer));
+        }
+        return handle(req, res, opts, methods, deps.logger);
+      },
       (e) => deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) }),
     );
     const server = createServer(
@@ -97,15 +110,7 @@ export class JsonRpcServer {
         connectionsCheckingInterval:
           opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
       },
-      (req, res) => {
-        // Go's WriteTimeout: the whole answer within the deadline, or the connection is closed (a client that
-        // stops reading would otherwise hold the socket and the answers queued for it forever).
-        if (writeTimeoutMs > 0) {
-          const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
-          res.once("close", () => clearTimeout(timer));
-        }
-        serve(req, res);
-      },
+      serve,
     );
     const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
     if (maxConnections > 0) server.maxConnections = maxConnections;
@@ -136,9 +141,14 @@ function sendText(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
-/** One answer as JSON text, or the error that replaces it when it is larger than `max`. */
-function capped(answer: unknown, id: RpcId, max: number): { text: string; replaced: boolean } {
-  const text = JSON.stringify(answer);
+/** A successful answer as JSON text. */
+function resultText(id: RpcId, result: unknown): string {
+  if (!(result instanceof JsonText)) return JSON.stringify({ jsonrpc: "2.0", id, result });
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}`;
+}
+
+/** One answer's JSON text, or the error that replaces it when it is larger than `max`. */
+function capped(text: string, id: RpcId, max: number): { text: string; replaced: boolean } {
   const size = Buffer.byteLength(text);
   if (size <= max) return { text, replaced: false };
   return {
@@ -190,11 +200,14 @@ async function batch(
   requests: readonly unknown[],
   max: number,
   logger: Logger,
+  gone: () => boolean,
 ): Promise<string> {
   const parts: string[] = [];
   let size = 2;
   for (const [i, request] of requests.entries()) {
-    const text = JSON.stringify(await one(methods, request, logger));
+    // The client left or the write timeout closed the answer: the rest would be made for no one.
+    if (gone()) return "";
+    const text = await one(methods, request, logger);
     size += Buffer.byteLength(text) + (i > 0 ? 1 : 0);
     if (size > max) {
       const why = `the answers to this batch exceed max_response_bytes (${max}) at request ${i + 1} of ${requests.length}; send fewer requests at a time`;
@@ -205,18 +218,21 @@ async function batch(
   return `[${parts.join(",")}]`;
 }
 
-async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger: Logger): Promise<unknown> {
+/** One request's answer as JSON text. */
+async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger: Logger): Promise<string> {
   const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
   const id = idOf(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
-    return errorBody(
-      id,
-      new JsonRpcError(-32600, "Invalid Request", 'expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")'),
+    return JSON.stringify(
+      errorBody(
+        id,
+        new JsonRpcError(-32600, "Invalid Request", 'expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")'),
+      ),
     );
   try {
-    return { jsonrpc: "2.0", id, result: await call(methods, m.method, m.params, logger) };
+    return resultText(id, await call(methods, m.method, m.params, logger));
   } catch (e) {
-    return errorBody(id, e as JsonRpcError);
+    return JSON.stringify(errorBody(id, e as JsonRpcError));
   }
 }
 
@@ -254,7 +270,7 @@ async function handle(
       }
       try {
         const result = await call(methods, name, uriParams(url.searchParams), logger);
-        const { text, replaced } = capped({ jsonrpc: "2.0", id: -1, result }, -1, maxResponse);
+        const { text, replaced } = capped(resultText(-1, result), -1, maxResponse);
         sendText(res, replaced ? 500 : 200, text);
       } catch (e) {
         const err = e as JsonRpcError;
@@ -294,7 +310,8 @@ async function handle(
         send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", why)));
         return;
       }
-      sendText(res, 200, await batch(methods, body, maxResponse, logger));
+      const answers = await batch(methods, body, maxResponse, logger, () => res.destroyed);
+      if (!res.destroyed) sendText(res, 200, answers);
       return;
     }
     sendText(res, 200, capped(await one(methods, body, logger), idOf(body), maxResponse).text);

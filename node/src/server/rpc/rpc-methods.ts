@@ -1,7 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
-import { readGenesis } from "../../config/genesis.js";
 import type { CommittedBlock } from "../../consensus/block-producer.js";
 import { parseTxQuery, searchTxs } from "../../consensus/tx-search.js";
 import { toChainError } from "../../errors/chain-error.js";
@@ -17,8 +16,9 @@ import {
   rfc3339,
   txResultJson,
 } from "./comet-json.js";
+import { GenesisAppState } from "./genesis-app-state.js";
 import { GenesisChunks } from "./genesis-chunks.js";
-import { JsonRpcError, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
+import { JsonRpcError, JsonText, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
 
 /** The CometBFT version CosmJS keys its client choice on. */
 export const COMET_VERSION = "0.38.17";
@@ -95,6 +95,7 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
   const { app, blocks, mempool, store, producer, signer, chainId } = node;
   const nodeId = Buffer.from(signer.address).toString("hex");
   const genesisChunks = new GenesisChunks(node.layout.genesisJson);
+  const genesisAppState = new GenesisAppState(node.layout.genesisJson);
   const validator = () => ({
     address: hexUpper(signer.address),
     pub_key: { type: "tendermint/PubKeyEd25519", value: base64(signer.pubKey) },
@@ -411,25 +412,24 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
       {
         params: [],
         run: async () => {
-          // Checked on the file's size, so a huge genesis is never read for an answer that cannot be sent. No
-          // await before the answer: a pipelining client gets it at once, and Node's backpressure holds the rest.
+          // Checked on the file's size, so a huge genesis is never read for an answer that cannot be sent.
           if (genesisChunks.total() > 1)
             throw JsonRpcError.internal(
               "genesis response is large, please use the genesis_chunked API instead",
             );
-          return {
-            genesis: {
-              genesis_time: node.genesis.genesis_time,
-              chain_id: node.genesis.chain_id,
-              initial_height: String(node.genesis.initial_height),
-              consensus_params: node.genesis.consensus.params,
-              validators: [
-                { ...validator(), power: String(node.votingPower()), name: node.nodeConfig.moniker },
-              ],
-              app_hash: "",
-              app_state: readGenesis(node.layout.genesisJson).app_state,
-            },
-          };
+          const head = JSON.stringify({
+            genesis_time: node.genesis.genesis_time,
+            chain_id: node.genesis.chain_id,
+            initial_height: String(node.genesis.initial_height),
+            consensus_params: node.genesis.consensus.params,
+            validators: [
+              { ...validator(), power: String(node.votingPower()), name: node.nodeConfig.moniker },
+            ],
+            app_hash: "",
+          });
+          return new JsonText(
+            `{"genesis":${head.slice(0, -1)},"app_state":${await genesisAppState.text()}}}`,
+          );
         },
       },
     ],
