@@ -10,13 +10,14 @@ export interface DecCoin {
 
 const DEC_COIN_RE = /^(\d+)(?:\.(\d{1,18}))?\s*([a-zA-Z][a-zA-Z0-9/:._-]{2,127})$/;
 
-/** Parses minimum gas prices such as "0.025stake,1uatom". */
+/**
+ * Parses minimum gas prices such as "0.025stake,1uatom". Only a blank text is no prices; an empty entry (",")
+ * is an error, as Cosmos' ParseDecCoins has it, so a price list cannot be emptied by accident.
+ */
 export function parseDecCoins(text: string): DecCoin[] {
   const out: DecCoin[] = [];
-  for (const part of text
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  if (text.trim() === "") return out;
+  for (const part of text.split(",").map((s) => s.trim())) {
     const m = DEC_COIN_RE.exec(part);
     if (!m) throw ChainError.wrap(SdkErrors.InvalidCoins, `invalid decimal coin expression: ${part}`);
     const frac = m[2] ?? "";

@@ -1,4 +1,5 @@
 import type { CommandModule } from "yargs";
+import { parseDecCoins } from "../app/dec-coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
 import { readAppConfig } from "../config/app-config.js";
@@ -52,6 +53,13 @@ function minimumGasPrices(given: string | undefined, app: string, home: string):
     throw new CliError(
       `${cosmos.message} (minimum-gas-prices in ${appToml}, --minimum-gas-prices or ` +
         `${flagEnvName(app, "minimum-gas-prices")}; e.g. 0.025stake, or 0stake to accept txs without fees)`,
+    );
+  }
+  try {
+    parseDecCoins(value);
+  } catch (e) {
+    throw new CliError(
+      `cannot start node: minimum-gas-prices ${JSON.stringify(value)}: ${(e as Error).message}`,
     );
   }
   return value;

@@ -54,6 +54,18 @@ describe("minimum gas prices: nobody gets free txs by default", () => {
     const emptyFlag = await chaind(["start", "--home", home, "--minimum-gas-prices", ""]);
     expect(emptyFlag.exitCode).toBe(1);
     expect(emptyFlag.stderr).toContain(COSMOS_MESSAGE);
+    // A list of empty entries is not a way around it (Cosmos' ParseDecCoins refuses "," too), nor is a typo.
+    for (const [price, why] of [
+      [",", "invalid decimal coin expression: "],
+      [" , ", "invalid decimal coin expression: "],
+      ["0.025", "invalid decimal coin expression: 0.025"],
+    ]) {
+      const bad = await chaind(["start", "--home", home, "--minimum-gas-prices", price]);
+      expect(bad.exitCode).toBe(1);
+      expect(bad.stderr.trim()).toBe(
+        `Error: cannot start node: minimum-gas-prices ${JSON.stringify(price)}: ${why}: invalid coins`,
+      );
+    }
 
     // Only start refuses: the supervisor's pre-upgrade check loads the same home.
     const pre = await chaind(["pre-upgrade", "--home", home]);
