@@ -35,7 +35,6 @@ export async function withCliKeyring<T>(
   const input = new TerminalInput(streams);
   try {
     const backend = args["keyring-backend"] ?? clientDefaults(args.home).keyringBackend;
-    if (backend === "os") throw new CliError('keyring backend "os" is not supported; use "file" or "test"');
     const ring = openKeyring({
       backend,
       home: args["keyring-dir"] ?? args.home,

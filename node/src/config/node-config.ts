@@ -13,7 +13,11 @@ export interface NodeConfig {
     maxOpenConnections: number;
     /** Requests one JSON-RPC batch may hold (CometBFT 1.x); 0: no limit. */
     maxRequestBatchSize: number;
-    /** Ours, not CometBFT's: the largest answer (single or batch); a larger one becomes a JSON-RPC error. */
+    /**
+     * Ours, not CometBFT's: the largest answer (single or batch); a larger one becomes a JSON-RPC error. The
+     * default, 64 MiB, has room for the largest single answers CometBFT's limits allow (a block at the default
+     * max_bytes of 21 MiB is about 29 MB of base64, a 16 MiB genesis chunk about 22 MB), not for a batch of them.
+     */
     maxResponseBytes: number;
   };
   consensus: { timeoutCommitMs: number; createEmptyBlocks: boolean; maxBlockTxs: number };

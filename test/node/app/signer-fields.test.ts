@@ -247,4 +247,20 @@ describe("every address a message acts for must have signed", () => {
       expect(await chain.balance(target)).toBe(before + fees);
     }
   });
+
+  it("refuses a tx whose messages name no signer (a multi-send without inputs), in CheckTx and simulation", async () => {
+    const { accountNumber, sequence } = await chain.account(alice.address);
+    const empty = anyOf(MsgMultiSendSchema, { inputs: [], outputs: [] });
+    const tx = await signTxDirect(
+      { messages: [empty], fee: { amount: stake("10000"), gasLimit: 400_000n } },
+      [alice.signer(accountNumber, sequence)],
+      chain.chainId,
+    );
+    const checked = await chain.node.app.checkTx(tx);
+    expect(checked).toMatchObject({ code: 15, codespace: "sdk" });
+    expect(checked.log).toContain("tx has no signers");
+    const { result } = await chain.node.app.simulate(tx);
+    expect(result).toMatchObject({ code: 15 });
+    expect((await chain.account(alice.address)).sequence).toBe(sequence);
+  });
 });

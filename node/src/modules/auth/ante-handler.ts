@@ -53,6 +53,9 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
     }
     // The fee payer is among the signers, so it signs with its own signer info, sequence and signature.
     const signers = txSigners(tx.msgs, fee?.payer ?? "", accounts.addresses);
+    // A multi-send without inputs names no one: nothing would be authorized, and no one would pay.
+    if (signers.length === 0)
+      throw err(SdkErrors.NoSignatures, "tx has no signers: no message names an account that signs it");
     if (tx.raw.signatures.length === 0 && !simulate) throw err(SdkErrors.NoSignatures);
     if (!simulate && tx.raw.signatures.length !== signers.length) {
       throw err(

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { defaultNodeConfig } from "../../config/node-config.js";
 import type { Logger } from "../../logging/logger.js";
 import { readLimitedBody } from "../limited-body.js";
 import { oneRequestAtATime } from "../one-request-at-a-time.js";
@@ -55,21 +56,19 @@ export interface JsonRpcServerOptions {
   maxResponseBytes?: number;
 }
 
-/** CometBFT's default `rpc.max_open_connections`. */
-export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = 900;
+const RPC_DEFAULTS = defaultNodeConfig("").rpc;
+
+/** CometBFT's default `rpc.max_open_connections` (config.toml's default). */
+export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = RPC_DEFAULTS.maxOpenConnections;
 
 /** CometBFT's RPC write timeout (its server's default; the node raises it above timeout_broadcast_tx_commit). */
 export const DEFAULT_RPC_WRITE_TIMEOUT_MS = 10_000;
 
-/** CometBFT 1.x's default `max_request_batch_size`. */
-export const DEFAULT_RPC_MAX_BATCH_SIZE = 10;
+/** CometBFT 1.x's default `max_request_batch_size` (config.toml's default). */
+export const DEFAULT_RPC_MAX_BATCH_SIZE = RPC_DEFAULTS.maxRequestBatchSize;
 
-/**
- * The default cap on one answer: room for the largest single answers CometBFT's limits allow (a block at the
- * default max_bytes of 21 MiB is about 29 MB of base64, a 16 MiB genesis chunk about 22 MB), not for a batch of
- * them.
- */
-export const DEFAULT_RPC_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** The default cap on one answer (config.toml's `max_response_bytes`). */
+export const DEFAULT_RPC_MAX_RESPONSE_BYTES = RPC_DEFAULTS.maxResponseBytes;
 
 type RpcId = string | number | null;
 
