@@ -11,7 +11,12 @@ import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES, downloadFile } from "../s
 const [mode, url, dest, sha256] = process.argv.slice(2);
 const t0 = performance.now();
 if (mode === "visor") {
-  const policy = { allowFileUrls: false, home: dirname(dest), maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES };
+  const policy = {
+    allowFileUrls: false,
+    home: dirname(dest),
+    dataBackupDir: dirname(dest),
+    maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+  };
   await downloadFile(
     parseArtifactUrl(`${url}?checksum=sha256:${sha256}`, true),
     dest,

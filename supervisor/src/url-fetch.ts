@@ -6,8 +6,9 @@ import {
   openSync,
   readlinkSync,
   realpathSync,
+  statSync,
 } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
 import { fileURLToPath } from "node:url";
@@ -17,7 +18,7 @@ import type { VisorConfig } from "./visor-config.js";
  * What visor may fetch: `file:` URLs only with VISOR_ALLOW_FILE_URLS, and then never from the node's `config/`
  * or `data/` under DAEMON_HOME; downloads up to VISOR_MAX_DOWNLOAD_BYTES.
  */
-export type FetchPolicy = Pick<VisorConfig, "allowFileUrls" | "home" | "maxDownloadBytes">;
+export type FetchPolicy = Pick<VisorConfig, "allowFileUrls" | "home" | "dataBackupDir" | "maxDownloadBytes">;
 
 /** Why a fetch failed; a `transient` failure (network error, HTTP 5xx, stall) may pass on another attempt. */
 export class FetchError extends Error {
@@ -111,24 +112,41 @@ async function openHttp(url: URL, limit: FetchLimit): Promise<OpenedUrl> {
   return { body: Readable.fromWeb(res.body as ReadableStream), total: encoded ? null : length };
 }
 
-function realOrResolved(path: string): string {
+/** A folder's identity on disk: the same folder under any spelling (case, links, `..`). */
+function folderId(path: string): string | null {
   try {
-    return realpathSync(path);
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
   } catch {
-    return resolve(path);
+    return null;
   }
 }
 
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+/**
+ * The folder that puts `file` out of a file: URL's reach, if any: the node's home (keys, config, data, keyrings)
+ * except its `cosmovisor/` folder, and the data backups (`data-backup-*` in DAEMON_DATA_BACKUP_DIR). Folders are
+ * compared by device and inode, so neither another spelling nor a case-insensitive file system gets around it.
+ */
+function forbiddenFolder(file: string, policy: FetchPolicy): string | null {
+  const home = folderId(policy.home);
+  const visorRoot = folderId(join(policy.home, "cosmovisor"));
+  const backups = folderId(policy.dataBackupDir);
+  for (let dir = dirname(file), child = ""; ; child = basename(dir), dir = dirname(dir)) {
+    const id = folderId(dir);
+    if (id !== null && id === visorRoot) return null;
+    if (id !== null && id === home) return policy.home;
+    if (id !== null && id === backups && child.startsWith("data-backup-")) return join(dir, child);
+    if (dirname(dir) === dir) return null;
+  }
 }
 
 /**
  * A `file:` URL, when the operator allowed them: a regular file (after links are resolved), outside the node's
- * `config/` and `data/`. The file is opened first and checked through its descriptor (Linux names the opened
- * file in /proc/self/fd), so a link swapped after the check cannot redirect the read. Only the bytes present
- * at opening are read: a growing file cannot feed an endless download.
+ * home (but for its `cosmovisor/` folder) and its data backups. The file is opened first and checked through
+ * its descriptor (Linux names the opened file in /proc/self/fd), so a link swapped after the check cannot
+ * redirect the read; a file with more than one name (a hard link, perhaps to a key) is refused, as its other
+ * names could be anywhere. Only the bytes present at opening are read: a growing file cannot feed an endless
+ * download.
  */
 function openFile(url: URL, policy: FetchPolicy, limit: FetchLimit): OpenedUrl {
   if (!policy.allowFileUrls)
@@ -155,13 +173,15 @@ function openFile(url: URL, policy: FetchPolicy, limit: FetchLimit): OpenedUrl {
     } catch {
       opened = realpathSync(path);
     }
-    for (const folder of ["config", "data"]) {
-      const forbidden = realOrResolved(join(policy.home, folder));
-      if (isInside(opened, forbidden))
-        throw new FetchError(
-          `${path} is inside ${forbidden}: file: URLs never read the node's config or data folder`,
-        );
-    }
+    const forbidden = forbiddenFolder(opened, policy);
+    if (forbidden)
+      throw new FetchError(
+        `${path} is inside ${forbidden}: file: URLs never read the node's home (but its cosmovisor/ folder) or its data backups`,
+      );
+    if (st.nlink > 1)
+      throw new FetchError(
+        `${path} has ${st.nlink} names (hard links): file: URLs read files with one name only`,
+      );
     if (st.size > limit.maxBytes) throw tooLarge(`${path} has`, st.size, limit);
     if (st.size === 0) {
       closeSync(fd);

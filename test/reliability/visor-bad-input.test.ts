@@ -190,7 +190,12 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
   });
 
   const platform = goPlatform();
-  const policy = () => ({ allowFileUrls: false, home: dir, maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES });
+  const policy = () => ({
+    allowFileUrls: false,
+    home: dir,
+    dataBackupDir: dir,
+    maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+  });
   const urlValue = fc.oneof(
     fc.constantFrom(
       `https://example.invalid/chaind?checksum=sha256:${SHA}`,

@@ -8,6 +8,7 @@ import {
   copyFileSync,
   existsSync,
   ftruncateSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -23,7 +24,7 @@ import {
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { extract as extractTar } from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -108,7 +109,7 @@ describe("file: URLs under visor (the node's validator key as the upgrade binary
       const v = h.start(["start"], halting(url, { VISOR_ALLOW_FILE_URLS: "true" }));
       expect(await v.exit()).toBe(1);
       expect(v.output).toMatch(
-        /is inside \S+\/config: file: URLs never read the node's config or data folder/,
+        /is inside \S+: file: URLs never read the node's home \(but its cosmovisor\/ folder\) or its data backups/,
       );
       expect(upgrades()).toEqual([]);
       expect(keyInstalledNowhere()).toBe(true);
@@ -149,6 +150,7 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
   const policy = (over: Partial<FetchPolicy> = {}): FetchPolicy => ({
     allowFileUrls: true,
     home,
+    dataBackupDir: home,
     maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
     ...over,
   });
@@ -200,6 +202,36 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
     expect(left).toEqual([]);
   });
 
+  it("refuses the rest of the home (a testnet keyring), data backups, other spellings and hard links; allows cosmovisor/", async () => {
+    const secret = (path: string) => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, "SECRET");
+      return path;
+    };
+    const keyring = secret(join(home, "keyring-test", "alice.info"));
+    const backups = join(root, "backups");
+    const backup = secret(join(backups, "data-backup-2026-11-23", "priv_validator_state.json"));
+    const hardLink = join(root, "release-binary");
+    linkSync(secret(join(root, "elsewhere-key.json")), hardLink);
+    const cases: [string, RegExp][] = [
+      [keyring, new RegExp(`is inside ${home}: `)],
+      [join(home, "cosmovisor", "..", "keyring-test", "alice.info"), new RegExp(`is inside ${home}: `)],
+      [backup, /is inside \S+data-backup-2026-11-23: /],
+      [hardLink, /has 2 names \(hard links\)/],
+    ];
+    for (const [path, why] of cases) {
+      const { result, left } = await download(pathToFileURL(path).href, policy({ dataBackupDir: backups }));
+      expect((result as Error).message).toMatch(why);
+      expect(left).toEqual([]);
+    }
+    // What an operator keeps beside visor's own files is reachable.
+    const staged = join(home, "cosmovisor", "releases", "chaind");
+    mkdirSync(dirname(staged), { recursive: true });
+    writeFileSync(staged, "#!/bin/sh\n");
+    const { result } = await download(pathToFileURL(staged).href, policy({ dataBackupDir: backups }));
+    expect(result).toMatchObject({ bytes: 10 });
+  });
+
   it("refuses anything in DAEMON_HOME/data, also through a link; a missing file is a clear error", async () => {
     writeFileSync(join(home, "data", "priv_validator_state.json"), "{}");
     symlinkSync(join(home, "data"), join(root, "data-link"));
@@ -208,7 +240,7 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
       join(root, "data-link", "priv_validator_state.json"),
     ]) {
       const { result } = await download(pathToFileURL(path).href, policy());
-      expect((result as Error).message).toMatch(/is inside \S+\/data: file: URLs never read/);
+      expect((result as Error).message).toContain(`is inside ${home}: file: URLs never read`);
     }
     const { result } = await download(pathToFileURL(join(root, "nothing-here")).href, policy());
     expect((result as Error).message).toMatch(/cannot open \S+nothing-here: ENOENT/);
@@ -268,7 +300,7 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
         { logger: silentLogger },
       ),
     );
-    expect(data.message).toMatch(/is inside \S+\/data/);
+    expect(data.message).toContain(`is inside ${home}`);
   });
 
   it("refuses a Content-Length over VISOR_MAX_DOWNLOAD_BYTES before reading the body, and does not retry", async () => {

@@ -62,6 +62,7 @@ describe("artifact signatures bind the plan, the platform and the digest", () =>
         trustedKeys: [trusted],
         allowFileUrls: false,
         home: h.home,
+        dataBackupDir: h.home,
         maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
       },
     );
@@ -138,7 +139,13 @@ describe("artifact signatures bind the plan, the platform and the digest", () =>
       ].join("\n");
       execFileSync("sh", ["-c", script], { cwd: files });
       const key = readFileSync(join(files, "key.pub"), "utf8").trim();
-      const config = { trustedKeys: [key], allowFileUrls: false, home: h.home, maxDownloadBytes: 1024 ** 3 };
+      const config = {
+        trustedKeys: [key],
+        allowFileUrls: false,
+        home: h.home,
+        dataBackupDir: h.home,
+        maxDownloadBytes: 1024 ** 3,
+      };
       const artifact = { url: server.fileUrl("fake-v2"), checksum: null, platform: "any" };
       await expect(
         verifyArtifactSignature({ artifact, plan: "v2", sha256: sha() }, config),

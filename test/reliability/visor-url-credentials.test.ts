@@ -177,7 +177,12 @@ describe("artifacts behind basic auth and presigned URLs", () => {
         dest,
         {
           ...DEFAULT_DOWNLOAD,
-          policy: { allowFileUrls: false, home: h.home, maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES },
+          policy: {
+            allowFileUrls: false,
+            home: h.home,
+            dataBackupDir: h.home,
+            maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+          },
         },
         { logger: silentLogger },
       );
