@@ -24,9 +24,9 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   renameSync(tmp, path);
 }
 
-/** After a claim the home's own store refuted, the next check waits this long, doubling up to the cap. */
-const MIN_RECHECK_MS = 1_000;
-const MAX_RECHECK_MS = 30_000;
+/** After the home's own height could not be read, the next read waits this long, doubling up to the cap. */
+const MIN_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
 
 /**
  * Batch upgrades: plans queued in upgrade-info.json.batch (sorted by height) are written one at a time into
@@ -35,21 +35,18 @@ const MAX_RECHECK_MS = 30_000;
  * The node's API only says when to look: its height counts only from a server that proved to be the home's
  * node (see NodeApi), and only the highest seen (a lower one is ignored). When that height says an entry is
  * due, the home's own database decides: its committed height is read from a snapshot while the node runs
- * (home-height.ts), and the entry waits until the home itself has reached it.
+ * (home-height.ts), and the entry waits until the home itself has reached it. While the home is readable but
+ * behind, it is read again at every tick, so the entry is written within a tick of the home reaching the
+ * height; only a home that cannot be read is read less and less often.
  */
 export class BatchFeed {
   private highest = 0;
-  private recheckAt = 0;
-  private recheckMs = MIN_RECHECK_MS;
+  private retryAt = 0;
+  private retryMs = MIN_RETRY_MS;
   private warned = "";
   private busy = false;
 
   constructor(private readonly ctx: { layout: VisorLayout; api: NodeApi; logger: Logger }) {}
-
-  /** The highest height a trusted server reported. */
-  get nodeHeight(): number {
-    return this.highest;
-  }
 
   async tick(): Promise<void> {
     if (this.busy) return;
@@ -61,12 +58,10 @@ export class BatchFeed {
     }
   }
 
-  /** Logs a refusal once while it stays the same. */
-  private refuse(why: string, ctx: Record<string, unknown>): void {
+  /** Logs why an entry waits, once while the reason stays the same. */
+  private waits(why: string, ctx: Record<string, unknown>): void {
     if (this.warned !== why) this.ctx.logger.warn(why, ctx);
     this.warned = why;
-    this.recheckAt = Date.now() + this.recheckMs;
-    this.recheckMs = Math.min(this.recheckMs * 2, MAX_RECHECK_MS);
   }
 
   private async feed(): Promise<void> {
@@ -81,19 +76,23 @@ export class BatchFeed {
         highest: this.highest,
       });
     const [next, ...rest] = batch;
-    if (this.highest < next.height - 1 || Date.now() < this.recheckAt) return;
+    if (this.highest < next.height - 1 || Date.now() < this.retryAt) return;
     let home: { height: number; from: string };
     try {
       home = await readHomeHeight(layout.config.home, layout.heightProbeDir);
     } catch (e) {
-      this.refuse("batch upgrade waits: the home's own height cannot be read", {
+      this.waits("batch upgrade waits: the home's own height cannot be read", {
         plan: next.name,
         err: (e as Error).message,
       });
+      this.retryAt = Date.now() + this.retryMs;
+      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
       return;
     }
+    this.retryAt = 0;
+    this.retryMs = MIN_RETRY_MS;
     if (home.height < next.height - 1) {
-      this.refuse("batch upgrade waits: the home's own store is behind the height its node's API reports", {
+      this.waits("batch upgrade waits: the home's own store is behind the height its node's API reports", {
         plan: next.name,
         height: next.height,
         node_height: this.highest,
@@ -102,7 +101,6 @@ export class BatchFeed {
       });
       return;
     }
-    this.recheckMs = MIN_RECHECK_MS;
     this.warned = "";
     writeJsonAtomic(layout.upgradeInfoFile, {
       name: next.name,

@@ -13,6 +13,7 @@ import type { Logger } from "../../node/src/logging/logger.js";
 import { crashPoint } from "./crash-point.js";
 import { lackOfSpace } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";
+import { HEIGHT_PROBE_DIR } from "./visor-layout.js";
 
 /** LevelDB never rewrites a table file once written: those are shared by hard link instead of copied. */
 const IMMUTABLE = /\.(ldb|sst)$/;
@@ -24,6 +25,8 @@ interface Entry {
 
 function walk(dir: string, base = dir, out: Entry[] = []): Entry[] {
   for (const name of readdirSync(dir)) {
+    // The height probe's scratch copy of the databases, which it fills and removes while the node runs.
+    if (dir === base && name === HEIGHT_PROBE_DIR) continue;
     const p = join(dir, name);
     const st = statSync(p);
     if (st.isDirectory()) walk(p, base, out);

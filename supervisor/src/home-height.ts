@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { readSnapshotKey } from "./leveldb-snapshot.js";
 import { VisorError } from "./visor-error.js";
 
@@ -14,7 +15,7 @@ function heightValue(v: unknown): number | null {
  * protobuf `BlockStoreState{int64 base = 1; int64 height = 2}` since.
  */
 export function decodeBlockStoreState(raw: Uint8Array): number | null {
-  const bytes = Buffer.from(raw);
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   if (bytes.toString("latin1").trimStart().startsWith("{")) {
     try {
       const doc = JSON.parse(bytes.toString("utf8")) as { height?: unknown; Height?: unknown };
@@ -23,33 +24,18 @@ export function decodeBlockStoreState(raw: Uint8Array): number | null {
       return null;
     }
   }
-  let at = 0;
-  const varint = (): bigint | null => {
-    let v = 0n;
-    for (let shift = 0n; at < bytes.length && shift < 70n; shift += 7n) {
-      const b = bytes[at++];
-      v |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return v;
-    }
-    return null;
-  };
+  const r = new BinaryReader(raw);
   let height: number | null = 0;
-  while (at < bytes.length) {
-    const tag = varint();
-    if (tag === null) return null;
-    const wire = Number(tag & 7n);
-    if (wire === 0) {
-      const v = varint();
-      if (v === null) return null;
-      if (tag >> 3n === 2n) height = v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : null;
-    } else if (wire === 2) {
-      const len = varint();
-      if (len === null) return null;
-      at += Number(len);
-    } else if (wire === 1) at += 8;
-    else if (wire === 5) at += 4;
-    else return null;
-    if (at > bytes.length) return null;
+  try {
+    while (r.pos < r.len) {
+      const [field, wire] = r.tag();
+      if (field === 2 && wire === WireType.Varint) {
+        const v = BigInt(r.int64());
+        height = v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : null;
+      } else r.skip(wire, field);
+    }
+  } catch {
+    return null;
   }
   return height;
 }
@@ -79,13 +65,10 @@ const STORES = [
   },
 ];
 
-/** A snapshot can lose a race with a compaction; a few tries settle it. */
-const ATTEMPTS = 3;
-
 /**
  * The last height the home itself committed, read from its own database while the node runs (through a
  * snapshot, see leveldb-snapshot.ts): what decides that a height-triggered upgrade is due, whatever a server on
- * the node's port claims. `scratch` is a folder visor may use and remove (on the home's file system).
+ * the node's port claims. `scratch` is a folder visor may fill and remove, on the databases' file system.
  */
 export async function readHomeHeight(
   home: string,
@@ -95,23 +78,14 @@ export async function readHomeHeight(
   for (const store of STORES) {
     const dir = join(home, "data", store.dir);
     if (!existsSync(join(dir, "CURRENT"))) continue;
-    let failure = "";
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      try {
-        const raw = await readSnapshotKey(dir, store.key, scratch);
-        if (raw === undefined) {
-          failure = "no height recorded";
-          break;
-        }
-        const height = store.decode(raw);
-        if (height === null) {
-          failure = "the height record is not one visor reads";
-          break;
-        }
-        return { height, from: `${store.what} (${dir})` };
-      } catch (e) {
-        failure = (e as Error).message;
-      }
+    let failure: string;
+    try {
+      const raw = await readSnapshotKey(dir, store.key, scratch);
+      const height = raw === undefined ? null : store.decode(raw);
+      if (height !== null) return { height, from: `${store.what} (${dir})` };
+      failure = raw === undefined ? "no height recorded" : "the height record is not one visor reads";
+    } catch (e) {
+      failure = (e as Error).message;
     }
     tried.push(`${store.what} (${dir}): ${failure}`);
   }

@@ -1,5 +1,5 @@
 import type { Logger } from "../../node/src/logging/logger.js";
-import { type NodeIdentity, readNodeIdentity } from "./node-identity.js";
+import { homeIdentity, type NodeIdentity } from "./node-identity.js";
 import type { NodeListenAddresses } from "./node-listen-addresses.js";
 import type { NodeQuery } from "./node-query.js";
 import { GrpcNodeQuery } from "./node-query-grpc.js";
@@ -12,8 +12,8 @@ import { VisorError } from "./visor-error.js";
 export interface NodeApiOptions {
   /** Where to ask; an empty address is a transport the node's config does not enable, never asked. */
   addresses: NodeListenAddresses;
-  /** Who the node must be (the home's chain id and node ids), or why that is unknown. */
-  identity: NodeIdentity | { problem: string };
+  /** Who the node must be (the home's chain id and node ids), or why that is unknown, as of each question. */
+  identity: () => NodeIdentity | { problem: string };
 }
 
 interface Transport {
@@ -32,7 +32,7 @@ interface Transport {
 export class NodeApi {
   private readonly transports: Transport[];
   private preferred = 0;
-  private warned = false;
+  private warned: string | null = null;
 
   constructor(
     private readonly opts: NodeApiOptions,
@@ -54,7 +54,7 @@ export class NodeApi {
     return new NodeApi(
       {
         addresses: { grpc: config.grpcAddress, rest: config.restAddress, rpc: config.rpcAddress },
-        identity: readNodeIdentity(config.home),
+        identity: homeIdentity(config.home),
       },
       deps,
     );
@@ -65,19 +65,21 @@ export class NodeApi {
     return this.transports[this.preferred]?.query.label ?? "none";
   }
 
-  /** Why nothing can be asked at all (logged once), or null. */
-  private unusable(): string | null {
-    const { identity } = this.opts;
+  /** Who the node must be now; or, when nothing can be asked, why (logged once per reason). */
+  private expected(): NodeIdentity | { why: string } {
+    const identity = this.opts.identity();
     const why =
       "problem" in identity
         ? `who answers cannot be checked: ${identity.problem}`
         : this.transports.length === 0
           ? "the node's config enables none of gRPC ([grpc] enable), REST ([api] enable) and RPC ([rpc] laddr)"
           : null;
-    if (why && !this.warned)
+    if (why && this.warned !== why)
       this.deps.logger.warn("not asking the node's API for heights or plans", { reason: why });
-    this.warned ||= why !== null;
-    return why;
+    else if (!why && this.warned)
+      this.deps.logger.info("the home's identity is readable now: asking its node's API");
+    this.warned = why;
+    return why ? { why } : (identity as NodeIdentity);
   }
 
   /** What differs between the server that answers on `q` and the home's node; null when it is that node. */
@@ -96,9 +98,8 @@ export class NodeApi {
   }
 
   private async ask<T>(what: (q: NodeQuery) => Promise<T>): Promise<T> {
-    const why = this.unusable();
-    if (why) throw new VisorError("NODE_API", `not asking the node: ${why}`);
-    const id = this.opts.identity as NodeIdentity;
+    const id = this.expected();
+    if ("why" in id) throw new VisorError("NODE_API", `not asking the node: ${id.why}`);
     const failures: string[] = [];
     const n = this.transports.length;
     for (let i = 0; i < n; i++) {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { genesisChainId } from "./genesis-chain-id.js";
 
@@ -14,6 +14,8 @@ export interface NodeIdentity {
 export function nodeIdOf(pubKey: Uint8Array): string {
   return createHash("sha256").update(pubKey).digest().subarray(0, 20).toString("hex");
 }
+
+const KEY_FILES = ["node_key.json", "priv_validator_key.json"];
 
 const ED25519_PRIV = "tendermint/PrivKeyEd25519";
 const ED25519_PUB = "tendermint/PubKeyEd25519";
@@ -58,7 +60,7 @@ export function readNodeIdentity(home: string): NodeIdentity | { problem: string
     return { problem: (e as Error).message };
   }
   const nodeIds: NodeIdentity["nodeIds"] = [];
-  for (const name of ["node_key.json", "priv_validator_key.json"]) {
+  for (const name of KEY_FILES) {
     const file = join(home, "config", name);
     const pub = existsSync(file) ? publicKeyIn(file) : null;
     if (pub) nodeIds.push({ id: nodeIdOf(pub), file: name });
@@ -68,4 +70,34 @@ export function readNodeIdentity(home: string): NodeIdentity | { problem: string
       problem: `neither ${join(home, "config", "node_key.json")} nor priv_validator_key.json holds a readable ed25519 key: the node id is unknown`,
     };
   return { chainId, nodeIds };
+}
+
+/** Where a file stands (inode, size, modification time), or "-" when it is missing. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return "-";
+  }
+}
+
+/**
+ * The identity of a home as it is now: read again while it is unusable, whenever one of its files changed
+ * (CometBFT writes node_key.json at the node's first start, usually after visor started). Once usable, it is
+ * kept: a node id does not change under a running node.
+ */
+export function homeIdentity(home: string): () => NodeIdentity | { problem: string } {
+  const files = ["genesis.json", ...KEY_FILES].map((f) => join(home, "config", f));
+  let known: NodeIdentity | { problem: string } | undefined;
+  let stamp = "";
+  return () => {
+    if (known && !("problem" in known)) return known;
+    const now = files.map(fileStamp).join(",");
+    if (known === undefined || now !== stamp) {
+      stamp = now;
+      known = readNodeIdentity(home);
+    }
+    return known;
+  };
 }

@@ -14,6 +14,9 @@ import { crashPoint } from "./crash-point.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 
+/** The height probe's scratch folder in data/: no database's name, and left out of data backups. */
+export const HEIGHT_PROBE_DIR = ".visor-height-probe";
+
 /** Folders set aside (`<folder>.replaced-<time>`) kept per folder; older ones are removed. */
 const KEEP_REPLACED = 3;
 
@@ -42,9 +45,9 @@ export class VisorLayout {
     return join(this.root, "prefetch");
   }
 
-  /** Scratch space for a snapshot of the node's database (on the home's file system, for hard links). */
+  /** Scratch space for a snapshot of the node's databases: beside them in data/, so tables are hard-linked. */
   get heightProbeDir(): string {
-    return join(this.root, ".height-probe");
+    return join(this.dataDir, HEIGHT_PROBE_DIR);
   }
 
   get currentLink(): string {

@@ -11,7 +11,7 @@ import { silentLogger } from "../../node/src/logging/logger.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../../node/src/server/node-servers.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
-import { type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
+import { homeIdentity, type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
 import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
 import { NODE_QUERY_MAX_BYTES } from "../../supervisor/src/node-query.js";
 import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
@@ -32,7 +32,7 @@ describe("visor asks the node over gRPC, then REST, then RPC", () => {
   const apis: NodeApi[] = [];
   const api = (addresses: { grpc: string; rest: string; rpc: string }, identity?: NodeIdentity) => {
     const n = new NodeApi(
-      { addresses, identity: identity ?? readNodeIdentity(home.home) },
+      { addresses, identity: identity ? () => identity : homeIdentity(home.home) },
       { logger: silentLogger },
     );
     apis.push(n);

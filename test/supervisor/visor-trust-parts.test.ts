@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Level } from "level";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
@@ -19,7 +20,7 @@ import { BatchFeed } from "../../supervisor/src/batch-feed.js";
 import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
 import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
-import { type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
+import { homeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
 import { VisorLayout } from "../../supervisor/src/visor-layout.js";
 import { makeTestHome, TEST_DEFINITION } from "../node/helpers/test-home.js";
 import { FakeNodeApi } from "./fake-node-api.js";
@@ -41,15 +42,9 @@ function recordingLogger(): Logger & { lines: string[] } {
   return logger;
 }
 
-/** CometBFT's BlockStoreState{base = 1, height = 2} as protobuf (small values: one-byte varints suffice here). */
-const blockStoreProto = (height: number) => {
-  const v: number[] = [];
-  for (let n = height; ; n = Math.floor(n / 128)) {
-    v.push(n > 0x7f ? (n & 0x7f) | 0x80 : n);
-    if (n <= 0x7f) break;
-  }
-  return Uint8Array.from([0x08, 0x01, 0x10, ...v]);
-};
+/** CometBFT's BlockStoreState{base = 1, height = 2} as protobuf. */
+const blockStoreProto = (height: number) =>
+  new BinaryWriter().uint32(0x08).uint32(1).uint32(0x10).uint64(height).finish();
 
 describe("the home's own height", () => {
   it("decodes CometBFT's blockStore record in Tendermint's JSON and CometBFT's protobuf, and refuses garbage", () => {
@@ -185,6 +180,96 @@ describe("a home whose node cannot be told from an impostor", () => {
   });
 });
 
+describe("the home's identity read again while it is unusable", () => {
+  it("trusts the node once its node_key.json appears (CometBFT writes it at first start), then keeps it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "visor-latekey-"));
+    const identity = writeNodeIdentity(root);
+    const keyFile = join(root, "config", "node_key.json");
+    const key = readFileSync(keyFile);
+    rmSync(keyFile);
+    const node = await FakeNodeApi.start({ home: root, identity });
+    node.height = () => 42;
+    const logger = recordingLogger();
+    const api = NodeApi.forHome(
+      { home: root, grpcAddress: "", restAddress: "", rpcAddress: node.url },
+      { logger },
+    );
+    try {
+      await expect(api.height()).rejects.toThrow(/node id is unknown/);
+      // Created, not yet written: still unusable.
+      writeFileSync(keyFile, "");
+      await expect(api.height()).rejects.toThrow(/node id is unknown/);
+      expect(node.requests).toBe(0);
+      writeFileSync(keyFile, key);
+      expect(await api.height()).toBe(42);
+      expect(
+        logger.lines.filter((l) => l.startsWith("info the home's identity is readable now")),
+      ).toHaveLength(1);
+      // Known good, it is not read again before every question.
+      rmSync(keyFile);
+      expect(await api.height()).toBe(42);
+    } finally {
+      api.close();
+      await node.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a server that takes the node's port after the node was verified there", () => {
+  /** The first question after a server was replaced may meet the old one's closed keep-alive connection. */
+  async function answerOrError<T>(question: () => Promise<T>): Promise<T | Error> {
+    for (let tries = 1; ; tries++) {
+      const got = await question().catch((e: Error) => e);
+      if (!(got instanceof Error) || !/unreachable|cannot reach/.test(got.message) || tries === 3) return got;
+    }
+  }
+
+  for (const transport of ["rpc", "rest"] as const)
+    it(`is not believed, and the node is again once it is back (${transport})`, async () => {
+      const root = mkdtempSync(join(tmpdir(), "visor-swap-"));
+      const identity = writeNodeIdentity(root);
+      const servers: FakeNodeApi[] = [];
+      const serve = async (who: typeof identity, height: number, port?: number) => {
+        const s = await FakeNodeApi.start({ home: root, identity: who, port });
+        s.height = () => height;
+        s.plan = { name: "v2", height: 5, info: "{}" };
+        servers.push(s);
+        return s;
+      };
+      const node = await serve(identity, 42);
+      const port = node.port;
+      const logger = recordingLogger();
+      const addresses = { grpc: "", rest: "", rpc: "", [transport]: node.url };
+      const api = new NodeApi({ addresses, identity: homeIdentity(root) }, { logger });
+      try {
+        expect(await api.height()).toBe(42);
+        expect((await api.currentPlan())?.name).toBe("v2");
+        await node.close();
+        // Another local user's server on the same port: it knows the chain id (public), not the node's key.
+        const impostor = await serve({ ...identity, nodeId: "ab".repeat(20) }, 1_000_000, port);
+        expect(await answerOrError(() => api.height())).toMatchObject({
+          code: "NODE_API",
+          message: expect.stringMatching(/answers node id "(ab){20}"/),
+        });
+        expect(await answerOrError(() => api.currentPlan())).toMatchObject({ code: "NODE_API" });
+        // Asked only who it is, never its height or its plan.
+        expect(impostor.requests).toBe(2);
+        expect(
+          logger.lines.filter((l) => l.includes("not trusting the server on the node's port")),
+        ).toHaveLength(1);
+        await impostor.close();
+        await serve(identity, 43, port);
+        expect(await answerOrError(() => api.height())).toBe(43);
+        expect(logger.lines.some((l) => l.includes("the node's own server answers again"))).toBe(true);
+      } finally {
+        api.close();
+        for (const s of servers) await s.close();
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+});
+
 describe("visor's record of where a fetched binary came from", () => {
   let root: string;
   beforeEach(() => {
@@ -263,11 +348,15 @@ describe("batch upgrades: the highest trusted height says when to look, the home
     mkdirSync(layout.dataDir, { recursive: true });
     // The node's block store, held open as the running node would hold it.
     store = new Level<string, Uint8Array>(join(layout.dataDir, "blockstore.db"), { valueEncoding: "view" });
-    await store.put("blockStore", blockStoreProto(10));
     api = new NodeApi(
-      { addresses: { grpc: "", rest: "", rpc: node.url }, identity: readNodeIdentity(root) as NodeIdentity },
+      { addresses: { grpc: "", rest: "", rpc: node.url }, identity: homeIdentity(root) },
       { logger: silentLogger },
     );
+  });
+  beforeEach(async () => {
+    rmSync(layout.upgradeInfoFile, { force: true });
+    writeFileSync(layout.batchFile, JSON.stringify([{ name: "v2", height: 100, info: "" }]));
+    await store.put("blockStore", blockStoreProto(10));
   });
   afterAll(async () => {
     api.close();
@@ -276,39 +365,50 @@ describe("batch upgrades: the highest trusted height says when to look, the home
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("keeps the highest height a trusted node reported and ignores a lower one", async () => {
-    writeFileSync(layout.batchFile, JSON.stringify([{ name: "v2", height: 100, info: "" }]));
-    const feed = new BatchFeed({ layout, api, logger: silentLogger });
-    for (const [answer, kept] of [
-      [50, 50],
-      [20, 50],
-      [49, 50],
-      [60, 60],
-    ]) {
-      reported = answer;
-      await feed.tick();
-      expect(feed.nodeHeight).toBe(kept);
-    }
-  });
-
-  it("does not apply an entry a trusted node's height calls due until the home has reached it", async () => {
-    writeFileSync(layout.batchFile, JSON.stringify([{ name: "v2", height: 100, info: "" }]));
+  it("keeps the highest height a trusted node reported: a lower one later does not undo it", async () => {
     const logger = recordingLogger();
     const feed = new BatchFeed({ layout, api, logger });
-    reported = 5_000;
+    // 50 is not due, 99 is (the home is behind then), 20 comes after 99.
+    for (const answer of [50, 99, 20]) {
+      reported = answer;
+      await feed.tick();
+      expect(existsSync(layout.upgradeInfoFile)).toBe(false);
+    }
+    await store.put("blockStore", blockStoreProto(99));
+    await feed.tick();
+    expect(JSON.parse(readFileSync(layout.upgradeInfoFile, "utf8"))).toMatchObject({
+      name: "v2",
+      height: 100,
+    });
+    expect(logger.lines.some((l) => /batch upgrade due .*"node_height":99,"home_height":99/.test(l))).toBe(
+      true,
+    );
+  });
+
+  it("does not look at the home before a trusted node's height says the entry is due", async () => {
+    await store.put("blockStore", blockStoreProto(99));
+    const feed = new BatchFeed({ layout, api, logger: silentLogger });
+    reported = 50;
     for (let i = 0; i < 3; i++) await feed.tick();
     expect(existsSync(layout.upgradeInfoFile)).toBe(false);
+    expect(existsSync(layout.batchFile)).toBe(true);
+  });
+
+  it("waits while the home is behind, and writes the entry at the first tick after the home reaches the height", async () => {
+    const logger = recordingLogger();
+    const feed = new BatchFeed({ layout, api, logger });
+    // A fake height long before the real one, and many ticks behind: no back-off builds up meanwhile.
+    reported = 5_000;
+    for (let i = 0; i < 8; i++) {
+      await feed.tick();
+      expect(existsSync(layout.upgradeInfoFile)).toBe(false);
+    }
     const waits = logger.lines.filter((l) => l.includes("the home's own store is behind"));
     expect(waits).toHaveLength(1);
     expect(waits[0]).toMatch(/"node_height":5000,"home_height":10/);
 
-    // The home reaches the height: the next check (after a short back-off) applies the entry.
     await store.put("blockStore", blockStoreProto(99));
-    const deadline = Date.now() + 30_000;
-    while (!existsSync(layout.upgradeInfoFile) && Date.now() < deadline) {
-      await feed.tick();
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await feed.tick();
     expect(JSON.parse(readFileSync(layout.upgradeInfoFile, "utf8"))).toMatchObject({
       name: "v2",
       height: 100,
