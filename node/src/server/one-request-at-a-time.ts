@@ -5,11 +5,14 @@ import type { Socket } from "node:net";
 /**
  * A request listener that runs each connection's requests one at a time, each once the answer before it has
  * left the process: a client that pipelines requests without reading makes the server hold one answer, not one
- * per request (Node parses every buffered request at once when handlers are asynchronous).
+ * per request (Node parses every buffered request at once when handlers are asynchronous). With a write timeout,
+ * an answer the client does not take within it (the socket's buffers stay full) closes the connection, so such
+ * a client cannot hold it, and the requests queued behind, forever.
  */
 export function oneRequestAtATime(
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   onError: (e: unknown) => void,
+  writeTimeoutMs = 0,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   /** Each connection's last request, answered or not: the next one waits for it. */
   const turns = new WeakMap<Socket, Promise<void>>();
@@ -20,7 +23,7 @@ export function oneRequestAtATime(
         // A response still queued behind others never gets its socket: a dead socket is the sign it is gone.
         if (res.destroyed || socket.destroyed) return;
         await handle(req, res);
-        await sent(res, socket);
+        await sent(res, socket, writeTimeoutMs);
       })
       .catch((e: unknown) => {
         onError(e);
@@ -30,11 +33,17 @@ export function oneRequestAtATime(
   };
 }
 
-/** Settles once the answer has been handed to the OS (or the connection is gone). */
-async function sent(res: ServerResponse, socket: Socket): Promise<void> {
+/**
+ * Settles once the answer has been handed to the OS, or the connection is gone: closed by the client, or by
+ * this side when the OS would not take the answer within `timeoutMs` (0: no limit).
+ */
+async function sent(res: ServerResponse, socket: Socket, timeoutMs: number): Promise<void> {
   if (!res.writableFinished && !res.destroyed && !socket.destroyed)
     await firstOf([res, "finish"], [res, "close"], [socket, "close"]);
-  if (socket.writableNeedDrain && !socket.destroyed) await firstOf([socket, "drain"], [socket, "close"]);
+  if (!socket.writableNeedDrain || socket.destroyed) return;
+  const timer = timeoutMs > 0 ? setTimeout(() => socket.destroy(), timeoutMs) : undefined;
+  await firstOf([socket, "drain"], [socket, "close"]);
+  clearTimeout(timer);
 }
 
 function firstOf(...events: readonly [EventEmitter, string][]): Promise<void> {

@@ -84,6 +84,7 @@ export class RestGateway {
       oneRequestAtATime(
         (req, res) => handler.handle(req, res),
         (e) => deps.logger.error("REST request failed", { err: e instanceof Error ? e.message : String(e) }),
+        opts.writeTimeoutMs,
       ),
     );
     if (opts.maxOpenConnections > 0) server.maxConnections = opts.maxOpenConnections;

@@ -99,6 +99,7 @@ export class JsonRpcServer {
         return handle(req, res, opts, methods, deps.logger);
       },
       (e) => deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) }),
+      writeTimeoutMs,
     );
     const server = createServer(
       {
