@@ -32,10 +32,11 @@ function isArchive(file: string): boolean {
 }
 
 /**
- * Every entry must stay inside the target: no absolute or `..` paths, no links out, no path through a link the
- * archive made (a chain of links that are each inside can still lead out), no devices, no giants, and all of
- * it must fit on the disk beside the download. Read with `strict`, so a damaged archive is refused here, before
- * anything is written.
+ * Every entry must stay inside the target: no absolute or `..` paths, no symbolic links at all (as cosmovisor:
+ * a chain of links that each read as inside can still lead out once resolved, and a binary release needs none),
+ * hard links only to a path inside that passes through no link the archive made, no path through such a link,
+ * no devices, no giants, and all of it must fit on the disk beside the download. Read with `strict`, so a
+ * damaged archive is refused here, before anything is written.
  */
 async function checkEntries(file: string, dir: string): Promise<void> {
   const problems: string[] = [];
@@ -46,6 +47,7 @@ async function checkEntries(file: string, dir: string): Promise<void> {
     for (let i = 1; i < parts.length; i++) if (links.has(parts.slice(0, i).join("/"))) return true;
     return false;
   };
+  const outside = (norm: string) => norm === ".." || norm.startsWith("../");
   const listing = listTar({
     file,
     strict: true,
@@ -53,19 +55,24 @@ async function checkEntries(file: string, dir: string): Promise<void> {
       const p = e.path;
       const norm = posix.normalize(p).replace(/\/+$/, "");
       if (throughLink(norm)) problems.push(`entry ${JSON.stringify(p)} passes through a link in the archive`);
-      if (isAbsolute(p) || p.startsWith("/") || norm === ".." || norm.startsWith("../"))
+      if (isAbsolute(p) || p.startsWith("/") || outside(norm))
         problems.push(`entry ${JSON.stringify(p)} points outside the upgrade folder`);
-      if (e.type === "SymbolicLink" || e.type === "Link") {
-        const target =
-          e.type === "Link"
-            ? posix.normalize(e.linkpath ?? "")
-            : posix.normalize(posix.join(posix.dirname(norm), e.linkpath ?? ""));
-        if (isAbsolute(e.linkpath ?? "") || target === ".." || target.startsWith("../"))
+      if (e.type === "SymbolicLink")
+        problems.push(
+          `entry ${JSON.stringify(p)} is a symbolic link (-> ${JSON.stringify(e.linkpath)}): visor, like cosmovisor, unpacks none`,
+        );
+      if (e.type === "Link") {
+        const target = posix.normalize(e.linkpath ?? "");
+        if (isAbsolute(e.linkpath ?? "") || outside(target))
           problems.push(
             `link ${JSON.stringify(p)} -> ${JSON.stringify(e.linkpath)} points outside the upgrade folder`,
           );
-        links.add(norm);
+        else if (throughLink(target))
+          problems.push(
+            `link ${JSON.stringify(p)} -> ${JSON.stringify(e.linkpath)} passes through a link in the archive`,
+          );
       }
+      if (e.type === "SymbolicLink" || e.type === "Link") links.add(norm);
       if (["CharacterDevice", "BlockDevice", "FIFO"].includes(e.type))
         problems.push(`entry ${JSON.stringify(p)} is a ${e.type}`);
       if ((e.size ?? 0) > MAX_ENTRY_BYTES)

@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ArtifactUrl, type Checksum, parseArtifactUrl } from "./artifact-url.js";
+import { writePrivateFile } from "./private-file.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 
 /**
  * Where a binary or artifact visor fetched came from, kept beside it (`.visor-source.json`), so the halt can
- * tell whether it is what upgrade-info.json names. URLs are kept as SHA-256 digests (they may carry
- * credentials) and shown without credentials or query.
+ * tell whether it is what upgrade-info.json names. URLs are kept as SHA-256 digests of the URL without its user
+ * information (credentials do not say which artifact it is, and a rotated password must not make a good binary
+ * look foreign) and shown without credentials or query. The file is 0600.
  */
 export interface ArtifactSource {
   version: 1;
@@ -20,6 +22,11 @@ export interface ArtifactSource {
   artifact: RecordedUrl;
   /** SHA-256 of the bytes downloaded. */
   sha256: string;
+  /**
+   * SHA-256 of the installed bin/<name> (upgrade folders only): bytes that no longer match were replaced by
+   * hand after visor installed them, and the record no longer describes them.
+   */
+  binary_sha256?: string;
   fetched_at: string;
 }
 
@@ -48,8 +55,24 @@ function shown(url: string): string {
   }
 }
 
+/** The URL with no user information: what names the artifact, whoever is let in to fetch it. */
+function withoutUserInfo(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 function recorded(a: ArtifactUrl): RecordedUrl {
-  return { url_sha256: sha256(a.url), checksum: checksumText(a.checksum), shown: shown(a.url) };
+  return {
+    url_sha256: sha256(withoutUserInfo(a.url)),
+    checksum: checksumText(a.checksum),
+    shown: shown(a.url),
+  };
 }
 
 /** The document Plan.info names when it is a URL (not inline JSON); null otherwise. */
@@ -77,12 +100,30 @@ export function sourceOf(plan: UpgradePlan, artifact: ArtifactUrl, bytesSha256: 
 }
 
 export function writeSource(dir: string, source: ArtifactSource): void {
-  writeFileSync(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`);
+  writePrivateFile(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`);
 }
 
-/** Whether visor fetched what is in `dir` (a record, or an earlier visor's pre-fetch marker). */
-export function fetchedByVisor(dir: string): boolean {
+export async function fileDigest(file: string, algorithm = "sha256"): Promise<string> {
+  const h = createHash(algorithm);
+  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  return h.digest("hex");
+}
+
+/** Whether `dir` says visor fetched what it holds (a record, or an earlier visor's pre-fetch marker). */
+function fetchedByVisor(dir: string): boolean {
   return existsSync(join(dir, SOURCE_FILE)) || existsSync(join(dir, LEGACY_PREFETCH_MARKER));
+}
+
+/**
+ * Whether the binary `bin` of an upgrade folder is one visor fetched, so that its record decides whether it
+ * may run. Not when there is no record (put there by hand, `add-upgrade`), nor when its bytes are not the ones
+ * the record names: it was replaced by hand after visor installed it (or `add-upgrade` was cut short before
+ * it removed the record), and such a binary is the operator's, used as is.
+ */
+export async function installedByVisor(dir: string, bin: string): Promise<boolean> {
+  if (!fetchedByVisor(dir)) return false;
+  const recordedBinary = readSource(dir)?.binary_sha256;
+  return !recordedBinary || (await fileDigest(bin)) === recordedBinary;
 }
 
 export function readSource(dir: string): ArtifactSource | null {

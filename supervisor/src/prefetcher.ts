@@ -48,7 +48,7 @@ export class Prefetcher {
       try {
         const done = await stageUpgradeArtifact(plan, layout, config, { logger });
         status.update({ prefetch: { plan: plan.name, state: "ready" } });
-        if (done === "downloaded") {
+        if (done.state === "downloaded") {
           this.ctx.metrics?.prefetched.inc();
           logger.info("pre-fetched and verified", { plan: plan.name, height: plan.height, via: api.via });
         }

@@ -1,7 +1,7 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
+  chmodSync,
   copyFileSync,
-  createReadStream,
   existsSync,
   linkSync,
   mkdirSync,
@@ -15,7 +15,8 @@ import { installArtifact } from "./artifact-install.js";
 import { verifyArtifactSignature } from "./artifact-signature.js";
 import {
   type ArtifactSource,
-  fetchedByVisor,
+  fileDigest,
+  installedByVisor,
   readSource,
   sourceDiffers,
   sourceOf,
@@ -87,10 +88,15 @@ async function download(
   return got;
 }
 
-async function digestOf(file: string, algorithm: string): Promise<string> {
-  const h = createHash(algorithm);
-  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
-  return h.digest("hex");
+/**
+ * A folder of visor's own to assemble something in, closed to every other user (0700) until it is complete:
+ * unpacked as root, a file keeps an archive's set-user-ID bits (and a folder its group-writable mode) until
+ * installArtifact secures the tree. `open` makes it 0755 just before it is renamed into place.
+ */
+function privateFolder(path: string): { path: string; open: () => void } {
+  mkdirSync(path, { mode: 0o700 });
+  chmodSync(path, 0o700);
+  return { path, open: () => chmodSync(path, 0o755) };
 }
 
 /**
@@ -104,9 +110,9 @@ async function fromStaged(staged: string, file: string, artifact: PlanArtifact):
   } catch {
     copyFileSync(src, file);
   }
-  const sha256 = await digestOf(file, "sha256");
+  const sha256 = await fileDigest(file);
   const want = artifact.checksum ?? { algorithm: "sha256" as const, hex: readSource(staged)?.sha256 ?? "" };
-  const got = want.algorithm === "sha256" ? sha256 : await digestOf(file, want.algorithm);
+  const got = want.algorithm === "sha256" ? sha256 : await fileDigest(file, want.algorithm);
   if (got !== want.hex)
     throw new VisorError(
       "CHECKSUM",
@@ -131,37 +137,55 @@ async function install(
   const dir = layout.upgradeDir(plan.name);
   const bin = layout.binaryIn(dir);
   mkdirSync(layout.upgradesDir, { recursive: true });
-  // Unique per call: two fetches of one plan (a prepare-upgrade while visor runs) never share a folder.
-  const staging = join(
-    layout.upgradesDir,
-    `.staging-${layout.planDirName(plan.name)}-${process.pid}-${randomUUID()}`,
+  // Unique per call: two fetches of one plan (visor and a second visor on the same home) never share a folder.
+  const staging = privateFolder(
+    join(layout.upgradesDir, `.staging-${layout.planDirName(plan.name)}-${process.pid}-${randomUUID()}`),
   );
-  mkdirSync(staging, { recursive: true });
   try {
-    const file = join(staging, "download");
+    const file = join(staging.path, "download");
     const got = staged
       ? await fromStaged(staged, file, artifact)
       : await download(plan, artifact, file, config, deps);
     const source = await verifiedSource(plan, artifact, got, config);
-    await installArtifact(file, staging, config.name);
+    const unpacked = await installArtifact(file, staging.path, config.name);
     // Written after unpacking, so an archive cannot bring a record of its own.
-    writeSource(staging, source);
+    writeSource(staging.path, { ...source, binary_sha256: await fileDigest(unpacked) });
     crashPoint("extract");
-    // Another fetch of the same plan may have finished first: its verified binary is as good as ours.
-    if (existsSync(bin)) return bin;
-    renameSync(staging, dir);
+    if (existsSync(bin)) return await installedMeanwhile(plan, artifact, dir, bin);
+    staging.open();
+    renameSync(staging.path, dir);
     return bin;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    rmSync(staging.path, { recursive: true, force: true });
   }
 }
 
 /**
+ * Another fetch of the same plan installed its binary first. It is used only by the rule that applies to any
+ * installed binary: the operator's as is, visor's only if its record names the artifact we were installing.
+ */
+async function installedMeanwhile(
+  plan: UpgradePlan,
+  artifact: PlanArtifact,
+  dir: string,
+  bin: string,
+): Promise<string> {
+  if (!(await installedByVisor(dir, bin))) return bin;
+  const differs = sourceDiffers(dir, artifact);
+  if (!differs) return bin;
+  throw new VisorError(
+    "LAYOUT",
+    `${dir} was filled meanwhile, by another fetch of ${plan.name}, with another artifact (${differs}): not using it; run visor again to check it against upgrade-info.json`,
+  );
+}
+
+/**
  * Makes sure upgrades/<plan>/bin/<name> holds the binary `plan` (as upgrade-info.json gives it at the halt)
- * names. A binary put there by the operator (no record) is used as is, as cosmovisor does. One visor fetched
- * is used only if it came from the artifact Plan.info names now; so is a pre-fetched artifact, whose bytes are
- * checked again before it is installed. Anything else is set aside (kept, renamed) and the right artifact is
- * downloaded: whatever was learned before the halt is only a cache.
+ * names. A binary put there by the operator (no record, or bytes its record does not name) is used as is, as
+ * cosmovisor does. One visor fetched is used only if it came from the artifact Plan.info names now; so is a
+ * pre-fetched artifact, whose bytes are checked again before it is installed. Anything else is set aside (kept,
+ * renamed) and the right artifact is downloaded: whatever was learned before the halt is only a cache. The
+ * folder `current` points at is never set aside (see VisorLayout.setAside): the upgrade stops instead.
  */
 export async function ensureUpgradeBinary(
   plan: UpgradePlan,
@@ -172,7 +196,7 @@ export async function ensureUpgradeBinary(
   const dir = layout.upgradeDir(plan.name);
   const bin = layout.binaryIn(dir);
   const installed = existsSync(bin);
-  if (installed && !fetchedByVisor(dir)) return bin;
+  if (installed && !(await installedByVisor(dir, bin))) return bin;
   const staged = layout.prefetchDirOf(plan.name);
   const hasStaged = existsSync(join(staged, STAGED_ARTIFACT));
   if (!installed && !hasStaged && !config.allowDownloadBinaries)
@@ -193,7 +217,7 @@ export async function ensureUpgradeBinary(
     deps.logger.warn("not using a binary fetched earlier: it is not what upgrade-info.json names", {
       plan: plan.name,
       why,
-      set_aside: layout.setAside(folder),
+      set_aside: layout.setAside(folder, why),
     });
   if (installed) {
     const differs = sourceDiffers(dir, artifact);
@@ -221,44 +245,51 @@ export async function ensureUpgradeBinary(
 }
 
 /**
- * Pre-fetch: downloads the artifact a plan learned from the node's API names into prefetch/<plan>, verified
- * (checksum, optional signature) and recorded, never into upgrades/<plan>: only the halt installs it, once
- * upgrade-info.json confirms it (see ensureUpgradeBinary). A staged artifact of another source is set aside.
- * Answers whether anything was downloaded.
+ * Pre-fetch (the pre-fetcher, and `prepare-upgrade`): downloads the artifact a plan learned from the node's API
+ * names into prefetch/<plan>, verified (checksum, optional signature) and recorded, never into upgrades/<plan>:
+ * only the halt installs it, once upgrade-info.json confirms it (see ensureUpgradeBinary). A staged artifact of
+ * another source is set aside. Answers whether anything was downloaded, and where the binary or artifact is.
  */
 export async function stageUpgradeArtifact(
   plan: UpgradePlan,
   layout: VisorLayout,
   config: VisorConfig,
   deps: Deps,
-): Promise<"downloaded" | "ready"> {
+): Promise<{ state: "downloaded" | "ready"; path: string }> {
   const artifact = await resolveArtifact(plan, config, deps);
   const dir = layout.upgradeDir(plan.name);
-  if (existsSync(layout.binaryIn(dir)) && (!fetchedByVisor(dir) || !sourceDiffers(dir, artifact)))
-    return "ready";
+  const bin = layout.binaryIn(dir);
+  if (existsSync(bin) && (!(await installedByVisor(dir, bin)) || !sourceDiffers(dir, artifact)))
+    return { state: "ready", path: bin };
   const staged = layout.prefetchDirOf(plan.name);
-  if (existsSync(join(staged, STAGED_ARTIFACT))) {
+  const stagedFile = join(staged, STAGED_ARTIFACT);
+  if (existsSync(stagedFile)) {
     const differs = sourceDiffers(staged, artifact);
-    if (!differs) return "ready";
+    if (!differs) return { state: "ready", path: stagedFile };
     deps.logger.warn("the scheduled plan now names another binary: setting the pre-fetched one aside", {
       plan: plan.name,
       why: differs,
-      set_aside: layout.setAside(staged),
+      set_aside: layout.setAside(staged, differs),
     });
   } else rmSync(staged, { recursive: true, force: true });
   mkdirSync(layout.prefetchDir, { recursive: true });
-  const tmp = join(
-    layout.prefetchDir,
-    `.tmp-${layout.planDirName(plan.name)}-${process.pid}-${randomUUID()}`,
+  const tmp = privateFolder(
+    join(layout.prefetchDir, `.tmp-${layout.planDirName(plan.name)}-${process.pid}-${randomUUID()}`),
   );
-  mkdirSync(tmp);
   try {
-    const got = await download(plan, artifact, join(tmp, STAGED_ARTIFACT), config, deps);
-    writeSource(tmp, await verifiedSource(plan, artifact, got, config));
-    renameSync(tmp, staged);
-    return "downloaded";
+    const got = await download(plan, artifact, join(tmp.path, STAGED_ARTIFACT), config, deps);
+    writeSource(tmp.path, await verifiedSource(plan, artifact, got, config));
+    tmp.open();
+    try {
+      renameSync(tmp.path, staged);
+    } catch (e) {
+      // Another pre-fetch of the plan (visor's, and a prepare-upgrade) finished first, with the same artifact.
+      if (!existsSync(stagedFile) || sourceDiffers(staged, artifact)) throw e;
+      return { state: "ready", path: stagedFile };
+    }
+    return { state: "downloaded", path: stagedFile };
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp.path, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";
 import { downloadProgress } from "./download-progress.js";
 import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
+import { writePrivateFile } from "./private-file.js";
 import { ensureUpgradeBinary } from "./upgrade-binary.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
@@ -72,7 +73,8 @@ export async function applyUpgrade(
       }),
     });
     const dir = layout.upgradeDir(plan.name);
-    writeFileSync(join(dir, "upgrade-info.json"), JSON.stringify(plan));
+    // 0600, where cosmovisor leaves it 0644: Plan.info may carry credentials, and upgrades/ is open to all.
+    writePrivateFile(join(dir, "upgrade-info.json"), JSON.stringify(plan));
     writeFileSync(join(dir, PRE_UPGRADE_PENDING), "");
     crashPoint("marker");
     layout.switchTo(dir);

@@ -5,11 +5,12 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   symlinkSync,
 } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { crashPoint } from "./crash-point.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -17,8 +18,13 @@ import { VisorError } from "./visor-error.js";
 /** The height probe's scratch folder in data/: no database's name, and left out of data backups. */
 export const HEIGHT_PROBE_DIR = ".visor-height-probe";
 
-/** Folders set aside (`<folder>.replaced-<time>`) kept per folder; older ones are removed. */
-const KEEP_REPLACED = 3;
+/**
+ * Folders set aside (`<folder>.replaced-<time>`) kept in all, in upgrades/ and prefetch/ together; older ones are
+ * removed. In all, not per plan: a server that changes a plan's info under ever new names must not fill the disk.
+ */
+export const KEEP_SET_ASIDE = 3;
+/** The name setAside gives: the folder's name, `.replaced-`, the time, and a counter when the time repeats. */
+const SET_ASIDE_NAME = /\.replaced-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)(?:-(\d+))?$/;
 
 /**
  * Cosmovisor's folder layout under `$DAEMON_HOME/cosmovisor`: genesis/bin/<name>, upgrades/<plan>/bin/<name>,
@@ -86,6 +92,13 @@ export class VisorLayout {
         "LAYOUT",
         `invalid upgrade name ${JSON.stringify(plan)}: not usable as a folder name`,
       );
+    // visor's own scratch folders (`.staging-*`, `.tmp-*`, removed at start) and set-aside folders (pruned)
+    // have such names: a plan's folder must never be taken for one.
+    if (escaped.startsWith(".") || escaped.includes(".replaced-"))
+      throw new VisorError(
+        "LAYOUT",
+        `invalid upgrade name ${JSON.stringify(plan)}: a leading "." or ".replaced-" is kept for visor's own folders`,
+      );
     return escaped;
   }
 
@@ -99,30 +112,62 @@ export class VisorLayout {
 
   /**
    * Moves a folder visor will not use out of the way, as `<folder>.replaced-<time>` beside it, so an operator
-   * can see what was replaced; only the newest few per folder are kept, so repeated replacements cannot fill
-   * the disk. Answers the new path.
+   * can see what was replaced; only the newest few set-aside folders are kept, so repeated replacements cannot
+   * fill the disk. Never the folder `current` points at: the node would run whatever took its place. Answers
+   * the new path.
    */
-  setAside(dir: string): string {
+  setAside(dir: string, why: string): string {
+    if (this.pointsAtCurrent(dir))
+      throw new VisorError(
+        "LAYOUT",
+        `refusing to set aside ${dir}: current points at it, and the node would run whatever took its place (${why}); to replace that binary on purpose: visor add-upgrade ${decodeURIComponent(basename(dir))} <binary> --force`,
+      );
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     let to = `${dir}.replaced-${stamp}`;
     for (let i = 1; existsSync(to); i++) to = `${dir}.replaced-${stamp}-${i}`;
     renameSync(dir, to);
-    const prefix = `${basename(dir)}.replaced-`;
-    const all = readdirSync(dirname(dir))
-      .filter((f) => f.startsWith(prefix))
-      .sort();
-    for (const old of all.slice(0, Math.max(0, all.length - KEEP_REPLACED)))
-      rmSync(join(dirname(dir), old), { recursive: true, force: true });
+    this.pruneSetAside();
     return to;
+  }
+
+  /**
+   * Keeps the newest KEEP_SET_ASIDE set-aside folders of upgrades/ and prefetch/ together: by the time in their
+   * names, then (two set aside in the same millisecond) by when they were renamed.
+   */
+  private pruneSetAside(): void {
+    const found: { path: string; stamp: string; renamed: number; n: number }[] = [];
+    for (const folder of [this.upgradesDir, this.prefetchDir]) {
+      if (!existsSync(folder)) continue;
+      for (const f of readdirSync(folder)) {
+        const m = SET_ASIDE_NAME.exec(f);
+        if (!m) continue;
+        const path = join(folder, f);
+        found.push({ path, stamp: m[1], renamed: lstatSync(path).ctimeMs, n: Number(m[2] ?? 0) });
+      }
+    }
+    found.sort((a, b) =>
+      a.stamp !== b.stamp ? (a.stamp < b.stamp ? -1 : 1) : a.renamed - b.renamed || a.n - b.n,
+    );
+    for (const old of found.slice(0, Math.max(0, found.length - KEEP_SET_ASIDE)))
+      if (!this.pointsAtCurrent(old.path)) rmSync(old.path, { recursive: true, force: true });
   }
 
   binaryIn(dir: string): string {
     return join(dir, "bin", this.config.name);
   }
 
-  /** The folder `current` points at; a missing link is re-made to genesis, as cosmovisor does. */
+  /**
+   * The folder `current` points at. A missing link is re-made to genesis, as cosmovisor does; a link that
+   * points at a folder that does not exist is an error: visor cannot tell which binary the node's data needs,
+   * and genesis could run on upgraded data.
+   */
   currentDir(): string {
-    if (!existsSync(this.currentLink)) {
+    if (!this.isLink(this.currentLink)) {
+      if (existsSync(this.currentLink))
+        throw new VisorError(
+          "LAYOUT",
+          `${this.currentLink} is not a symbolic link: move it away, then run visor again (a missing link is made to point at genesis)`,
+        );
       if (!existsSync(this.binaryIn(this.genesisDir)))
         throw new VisorError(
           "LAYOUT",
@@ -130,7 +175,30 @@ export class VisorLayout {
         );
       this.switchTo(this.genesisDir);
     }
-    return join(this.root, readlinkSync(this.currentLink));
+    const target = readlinkSync(this.currentLink);
+    const dir = resolve(this.root, target);
+    if (!existsSync(dir))
+      throw new VisorError(
+        "LAYOUT",
+        `current points at ${target} (${dir}), which does not exist: put that binary back (a folder set aside as ${dir}.replaced-* can be renamed back), or install it with "visor add-upgrade <plan> <binary>"; re-point ${this.currentLink} at genesis only if the node's data was never upgraded`,
+      );
+    return dir;
+  }
+
+  /** Whether `current` points at `dir` (whether or not it exists). */
+  pointsAtCurrent(dir: string): boolean {
+    let target: string;
+    try {
+      target = resolve(this.root, readlinkSync(this.currentLink));
+    } catch {
+      return false;
+    }
+    if (target === resolve(dir)) return true;
+    try {
+      return realpathSync(target) === realpathSync(dir);
+    } catch {
+      return false;
+    }
   }
 
   currentBinary(): string {

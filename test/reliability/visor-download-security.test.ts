@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { extract as extractTar } from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ReleaseServer } from "../../harness/src/release-server.js";
 import { silentLogger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "../../supervisor/src/artifact-install.js";
 import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
@@ -41,6 +42,7 @@ import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import type { FetchPolicy } from "../../supervisor/src/url-fetch.js";
 import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
+import { FakeNodeApi } from "../supervisor/fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 import { tarOf } from "./tar-builder.js";
 import { canMountTmpfs } from "./tmpfs-mount.js";
@@ -459,7 +461,7 @@ describe("archive owners (the review: as root, tar kept the archive's uid 4242 o
         { path: "bin/chaind", data: "#!/bin/sh\necho v2\n", mode: 0o755, uid: OTHER, gid: OTHER },
         { path: "lib/", type: "Directory", uid: OTHER, gid: OTHER, mode: 0o2775 },
         { path: "lib/helper", data: "x", mode: 0o4755, uid: OTHER, gid: OTHER },
-        { path: "lib/link", type: "SymbolicLink", linkpath: "helper", uid: OTHER, gid: OTHER },
+        { path: "lib/alias", type: "Link", linkpath: "lib/helper", uid: OTHER, gid: OTHER },
       ],
       { gzip: true },
     );
@@ -479,7 +481,7 @@ describe("archive owners (the review: as root, tar kept the archive's uid 4242 o
     return out;
   };
 
-  it("installs every file, folder and link as visor's own uid/gid, without set-id bits", async () => {
+  it("installs every file, folder and hard link as visor's own uid/gid, without set-id bits", async () => {
     const dir = join(root, "staging");
     mkdirSync(dir);
     writeFileSync(join(dir, "download"), archive());
@@ -487,12 +489,10 @@ describe("archive owners (the review: as root, tar kept the archive's uid 4242 o
     const uid = process.getuid!();
     const gid = process.getgid!();
     const found = owners(dir);
-    expect(found.map((f) => f.path).sort()).toEqual(["bin", "bin/chaind", "lib", "lib/helper", "lib/link"]);
+    expect(found.map((f) => f.path).sort()).toEqual(["bin", "bin/chaind", "lib", "lib/alias", "lib/helper"]);
     for (const f of found)
       expect({ path: f.path, uid: f.uid, gid: f.gid }).toEqual({ path: f.path, uid, gid });
-    // A link's own mode means nothing on Linux (always 0777); what it points at is checked.
-    for (const f of found.filter((f) => f.path !== "lib/link"))
-      expect((f.mode & 0o6022).toString(8), f.path).toBe("0");
+    for (const f of found) expect((f.mode & 0o6022).toString(8), f.path).toBe("0");
     if (uid === 0) {
       // The attack needs root: node-tar's default (preserveOwner when root) keeps the archive's owner.
       const naive = join(root, "naive");
@@ -505,5 +505,103 @@ describe("archive owners (the review: as root, tar kept the archive's uid 4242 o
         `not root (uid ${uid}): the archive's owner could not be kept anyway; only visor's own ownership is checked`,
       );
     }
+  });
+});
+
+describe("the window before an unpacked tree is secured (the review: a set-user-ID root binary in a folder anyone could enter)", () => {
+  let h: ReturnType<typeof visorHome>;
+  let releases: ReleaseServer;
+  const servers: FakeNodeApi[] = [];
+  const cosmovisor = (...p: string[]) => join(h.home, "cosmovisor", ...p);
+
+  beforeEach(async () => {
+    h = visorHome();
+    mkdirSync(join(h.root, "served"));
+    releases = await ReleaseServer.start({ dir: join(h.root, "served") });
+    expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
+  });
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+    await releases.close();
+    h.cleanup();
+  });
+
+  /** A release whose lib/ asks 0777 and holds a root-owned file asking 06777; answers Plan.info for it. */
+  const release = () => {
+    const archive = tarOf(
+      [
+        { path: "bin/fake", data: readFileSync(fakeBinary(h.root, "v2")), mode: 0o755 },
+        { path: "lib/", type: "Directory", mode: 0o777 },
+        { path: "lib/suid", data: "#!/bin/sh\nid\n", mode: 0o6777 },
+      ],
+      { gzip: true },
+    );
+    writeFileSync(join(h.root, "served", "fake-v2.tar.gz"), archive);
+    const sha = sha256File(join(h.root, "served", "fake-v2.tar.gz"));
+    return JSON.stringify({
+      binaries: { any: `${releases.fileUrl("fake-v2.tar.gz")}?checksum=sha256:${sha}` },
+    });
+  };
+  const mode = (p: string) => lstatSync(p).mode & 0o7777;
+  /** Every path under `dir` whose mode has a set-id bit or lets others write. */
+  const loose = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => {
+      const p = join(dir, f);
+      const s = lstatSync(p);
+      const own = (s.mode & 0o6022) !== 0 ? [`${p} ${(s.mode & 0o7777).toString(8)}`] : [];
+      return s.isDirectory() ? [...own, ...loose(p)] : own;
+    });
+
+  it("unpacks in a 0700 staging folder, opened to 0755 only once nothing in it is set-id or writable by others", async () => {
+    const info = release();
+    const env = {
+      FAKE_HALTS: "v1:3:v2",
+      FAKE_INFO: info,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+    };
+    // Killed once the archive is unpacked, before the folder is renamed into place: the window itself.
+    const crashed = h.start(["start"], { ...env, VISOR_CRASH_AT: "extract" });
+    await crashed.exit();
+    expect((await crashed.proc).signal, crashed.output).toBe("SIGKILL");
+    const staging = readdirSync(cosmovisor("upgrades")).filter((f) => f.startsWith(".staging-"));
+    expect(staging).toHaveLength(1);
+    expect(mode(cosmovisor("upgrades", staging[0])).toString(8)).toBe("700");
+    expect(lstatSync(cosmovisor("upgrades", staging[0])).uid).toBe(process.getuid!());
+
+    const v = h.start(["start"], env);
+    await v.waitFor(/v2 running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    expect(mode(cosmovisor("upgrades", "v2")).toString(8)).toBe("755");
+    expect(loose(cosmovisor("upgrades", "v2"))).toEqual([]);
+    expect(mode(cosmovisor("upgrades", "v2", "lib", "suid")).toString(8)).toBe("755");
+    if (process.getuid!() === 0) {
+      // The premise, as root: tar alone keeps the archive's set-id bits (06777 less the umask: 6755).
+      const naive = join(h.root, "naive");
+      mkdirSync(naive);
+      await extractTar({ file: join(h.root, "served", "fake-v2.tar.gz"), cwd: naive });
+      expect(mode(join(naive, "lib", "suid")) & 0o6000).toBe(0o6000);
+    }
+  });
+
+  it("stages a pre-fetch in a 0700 folder too, opened to 0755 once complete", async () => {
+    const node = await FakeNodeApi.start({ home: h.home, identity: h.identity });
+    servers.push(node);
+    node.plan = { name: "v2", height: 50, info: release() };
+    const crashed = await h.visor(["prepare-upgrade"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_CRASH_AT: "download",
+    });
+    expect(crashed.signal, crashed.all).toBe("SIGKILL");
+    const tmp = readdirSync(cosmovisor("prefetch")).filter((f) => f.startsWith(".tmp-"));
+    expect(tmp).toHaveLength(1);
+    expect(mode(cosmovisor("prefetch", tmp[0])).toString(8)).toBe("700");
+
+    const prepared = await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: node.url });
+    expect(prepared.exitCode, prepared.all).toBe(0);
+    expect(mode(cosmovisor("prefetch", "v2")).toString(8)).toBe("755");
+    expect(mode(cosmovisor("prefetch", "v2", "artifact")).toString(8)).toBe("600");
+    expect(mode(cosmovisor("prefetch", "v2", ".visor-source.json")).toString(8)).toBe("600");
   });
 });

@@ -2,7 +2,8 @@
 // were written to visor's logs and status file, and never worked (fetch refuses URLs with credentials). Now they
 // are sent (basic auth as a header) and never printed or stored. A real release server on loopback that demands
 // basic auth and a query token, and visor's own binary; everything it prints and stores is searched.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -140,6 +141,31 @@ describe("artifacts behind basic auth and presigned URLs", () => {
     );
     expect(all).not.toContain(PASSWORD);
     expect(all).not.toContain(TOKEN);
+  });
+
+  it("what reaches disk is 0600: the marker holding Plan.info and the record, whose URL digests leave the password out", async () => {
+    const info = planInfo(sha256File(join(files, "fake-v2")));
+    const v = h.start(["start"], env(info));
+    await v.waitFor(/v2 running/, 30_000);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    const dir = join(h.home, "cosmovisor", "upgrades", "v2");
+    // The marker is the plan as the node wrote it, credentials included (cosmovisor leaves it 0644).
+    expect(readFileSync(join(dir, "upgrade-info.json"), "utf8")).toContain(PASSWORD);
+    expect(statSync(join(dir, "upgrade-info.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, ".visor-source.json")).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(readFileSync(join(dir, ".visor-source.json"), "utf8"));
+    const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+    const artifact = parseArtifactUrl(
+      JSON.parse(readFileSync(join(files, "plan-v2.json"), "utf8")).binaries.any,
+      false,
+    );
+    const document = parseArtifactUrl(info, false);
+    // A digest of a URL with the password in it could be brute-forced offline; these are of the URLs without it.
+    expect(record.artifact.url_sha256).not.toBe(sha(artifact.url));
+    expect(record.artifact.url_sha256).toBe(sha(artifact.url.replace(`${USER}:${PASSWORD}@`, "")));
+    expect(record.document.url_sha256).toBe(sha(document.url.replace(`${USER}:${PASSWORD}@`, "")));
+    expect(JSON.stringify(record)).not.toContain(PASSWORD);
   });
 
   it("a failed upgrade names the URL in its error, the log and visor-status.json without the secrets", async () => {

@@ -91,13 +91,21 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
     expect(heightAtV2).toBeLessThan(12);
   });
 
-  it("prepare-upgrade downloads the scheduled plan's binary now, and says so when there is none", async () => {
+  it("prepare-upgrade downloads the scheduled plan's artifact now (staged for the halt), and says so when there is none", async () => {
     const none = await h.visor(["prepare-upgrade"]);
     expect(none.stdout.trim()).toBe("No active upgrade plan found");
     rpc.plan = { name: "v2", height: 100, info: JSON.stringify({ binaries: { any: v2Url() } }) };
     const ready = await h.visor(["prepare-upgrade"]);
     expect(ready.exitCode, ready.all).toBe(0);
-    expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2", "bin", "fake"))).toBe(true);
+    const staged = join(h.home, "cosmovisor", "prefetch", "v2", "artifact");
+    expect(sha256File(staged)).toBe(sha256File(join(files, "fake-v2")));
+    expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2"))).toBe(false);
+    // Asked again: nothing to download.
+    const again = await h.visor(["prepare-upgrade"]);
+    expect(again.stdout.trim()).toBe(
+      `upgrade v2 at height 100: artifact verified and staged at ${staged}; installed at the halt if upgrade-info.json names it`,
+    );
+    expect(releases.requests.get("fake-v2")).toBe(1);
   });
 
   it("prepare-upgrade draws a progress bar on a terminal, and writes log lines otherwise", async () => {
@@ -112,7 +120,7 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
     expect(tty.stdout).toMatch(/100% {2}\d+\.\d\/\d+\.\d MB {2}\d+\.\d MB\/s/);
     expect(tty.stdout).not.toMatch(/downloading bytes=/);
 
-    rmSync(join(h.home, "cosmovisor", "upgrades", "v2"), { recursive: true });
+    rmSync(join(h.home, "cosmovisor", "prefetch", "v2"), { recursive: true });
     const piped = await h.visor(["prepare-upgrade"]);
     expect(piped.exitCode, piped.all).toBe(0);
     expect(piped.all).toMatch(/downloading .*bytes=\d+/);

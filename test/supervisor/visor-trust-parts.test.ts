@@ -1,12 +1,19 @@
+import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  renameSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
@@ -21,7 +28,10 @@ import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
 import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
 import { homeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
-import { VisorLayout } from "../../supervisor/src/visor-layout.js";
+import { ensureUpgradeBinary } from "../../supervisor/src/upgrade-binary.js";
+import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
+import { VisorError } from "../../supervisor/src/visor-error.js";
+import { KEEP_SET_ASIDE, VisorLayout } from "../../supervisor/src/visor-layout.js";
 import { makeTestHome, TEST_DEFINITION } from "../node/helpers/test-home.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { writeNodeIdentity } from "./visor-home.js";
@@ -309,25 +319,225 @@ describe("visor's record of where a fetched binary came from", () => {
     expect(sourceDiffers(root, artifact)).toMatch(/not recorded/);
   });
 
-  it("sets a folder aside under a new name, keeping only the newest three per folder", () => {
-    const layout = new VisorLayout({ home: root, name: "fake", disableRecase: false });
-    const dir = layout.upgradeDir("v2");
-    const aside: string[] = [];
-    for (let i = 0; i < 5; i++) {
+  it("is 0600, and names the artifact by its URL without user information: a rotated password is the same artifact", () => {
+    const url = (password: string) =>
+      `https://visor:${password}@releases.example/v2.tar.gz?X-Amz-Signature=tok&checksum=${a}`;
+    const fetched = parseArtifactUrl(url("weak-pw-1"), false);
+    writeSource(root, sourceOf({ name: "v2", height: 9, info: url("weak-pw-1") }, fetched, "c".repeat(64)));
+    const file = join(root, ".visor-source.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(readFileSync(file, "utf8"));
+    const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+    // The digest of the URL with the password would let anyone who reads the record try passwords offline.
+    expect(record.artifact.url_sha256).not.toBe(sha(fetched.url));
+    expect(record.artifact.url_sha256).toBe(sha(fetched.url.replace("visor:weak-pw-1@", "")));
+    expect(sourceDiffers(root, parseArtifactUrl(url("rotated-pw-2"), false))).toBeNull();
+    // A record written again over a 0644 one (an earlier visor's) is 0600 too.
+    writeFileSync(file, "{}", { mode: 0o644 });
+    writeSource(root, sourceOf({ name: "v2", height: 9, info: "" }, fetched, "c".repeat(64)));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("setting folders aside", () => {
+  let root: string;
+  let layout: VisorLayout;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "visor-aside-"));
+    layout = new VisorLayout({ home: root, name: "fake", disableRecase: false });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** Every set-aside folder of upgrades/ and prefetch/, as `<folder>/<name>`, with the `n` it held. */
+  const setAside = () =>
+    ["upgrades", "prefetch"].flatMap((folder) => {
+      const dir = join(root, "cosmovisor", folder);
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.includes(".replaced-"))
+            .map((f) => `${folder}/${f.split(".replaced-")[0]}=${readFileSync(join(dir, f, "n"), "utf8")}`)
+        : [];
+    });
+
+  it("keeps the newest three in all, across plan names and both folders (a server renaming its plan cannot fill the disk)", () => {
+    expect(KEEP_SET_ASIDE).toBe(3);
+    for (let i = 0; i < 12; i++) {
+      const dir = i % 2 ? layout.prefetchDirOf(`p${i}`) : layout.upgradeDir(`p${i}`);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "n"), String(i));
-      aside.push(layout.setAside(dir));
+      expect(layout.setAside(dir, "test")).toMatch(new RegExp(`/p${i}\\.replaced-[0-9T-]+Z$`));
     }
-    expect(existsSync(dir)).toBe(false);
-    const kept = readdirSync(layout.upgradesDir).sort();
-    expect(kept).toHaveLength(3);
-    expect(kept.map((f) => readFileSync(join(layout.upgradesDir, f, "n"), "utf8"))).toEqual(["2", "3", "4"]);
-    expect(
-      aside
-        .slice(2)
-        .map((p) => p.split("/").pop())
-        .sort(),
-    ).toEqual(kept);
+    expect(setAside().sort()).toEqual(["prefetch/p11=11", "prefetch/p9=9", "upgrades/p10=10"]);
+    // One plan set aside again and again, in the same millisecond or not: still three in all, the newest.
+    const dir = layout.upgradeDir("v2");
+    for (let i = 0; i < 5; i++) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "n"), `v2-${i}`);
+      layout.setAside(dir, "test");
+    }
+    expect(setAside().sort()).toEqual(["upgrades/v2=v2-2", "upgrades/v2=v2-3", "upgrades/v2=v2-4"]);
+  });
+
+  it("never sets aside the folder current points at, and never prunes it", () => {
+    const dir = layout.upgradeDir("v2");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    writeFileSync(join(dir, "bin", "fake"), "v2");
+    layout.switchTo(dir);
+    const refused = (() => {
+      try {
+        layout.setAside(dir, "upgrade-info.json names another artifact");
+      } catch (e) {
+        return e as VisorError;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expect(refused).toBeInstanceOf(VisorError);
+    expect(refused.message).toMatch(
+      /refusing to set aside \S+\/upgrades\/v2: current points at it, and the node would run whatever took its place \(upgrade-info.json names another artifact\); to replace that binary on purpose: visor add-upgrade v2 <binary> --force/,
+    );
+    expect(readFileSync(join(dir, "bin", "fake"), "utf8")).toBe("v2");
+    // An operator pointed current at a folder set aside earlier: pruning leaves it alone.
+    const old = layout.upgradeDir("v1");
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, "n"), "old");
+    const aside = layout.setAside(old, "test");
+    layout.switchTo(aside);
+    for (let i = 0; i < 5; i++) {
+      const d = layout.prefetchDirOf(`p${i}`);
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, "n"), String(i));
+      layout.setAside(d, "test");
+    }
+    expect(existsSync(join(aside, "n"))).toBe(true);
+  });
+
+  it("refuses plan names that would be taken for visor's own folders", () => {
+    for (const name of ["v2.replaced-2020-01-01T00-00-00-000Z", "x.REPLACED-y", ".staging-v2", ".tmp-v2"])
+      expect(() => layout.upgradeDir(name)).toThrow(
+        /a leading "\." or "\.replaced-" is kept for visor's own folders/,
+      );
+    expect(layout.upgradeDir("v2.1")).toMatch(/upgrades\/v2\.1$/);
+  });
+});
+
+describe("the current link", () => {
+  let root: string;
+  let layout: VisorLayout;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "visor-current-"));
+    layout = new VisorLayout({ home: root, name: "fake", disableRecase: false });
+    mkdirSync(join(layout.genesisDir, "bin"), { recursive: true });
+    writeFileSync(layout.binaryIn(layout.genesisDir), "v1");
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("a missing link is made to point at genesis, as cosmovisor does", () => {
+    expect(layout.currentDir()).toBe(layout.genesisDir);
+    expect(readlinkSync(layout.currentLink)).toBe("genesis");
+  });
+
+  it("a link pointing at a folder that is gone is an error naming it, and is left as it is", () => {
+    const dir = layout.upgradeDir("v2");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    layout.switchTo(dir);
+    // What a set-aside of the running folder, cut short by a crash, left behind.
+    renameSync(dir, `${dir}.replaced-2025-01-01T00-00-00-000Z`);
+    for (const ask of [() => layout.currentDir(), () => layout.currentPlan(), () => layout.currentBinary()])
+      expect(ask).toThrow(
+        /current points at upgrades\/v2 \(\S+\/upgrades\/v2\), which does not exist: put that binary back \(a folder set aside as \S+\/upgrades\/v2\.replaced-\* can be renamed back\)/,
+      );
+    expect(readlinkSync(layout.currentLink)).toBe("upgrades/v2");
+  });
+
+  it("an absolute link (older cosmovisor makes them) is followed as it is", () => {
+    const dir = layout.upgradeDir("v2");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    symlinkSync(dir, layout.currentLink);
+    expect(layout.currentDir()).toBe(dir);
+    expect(layout.pointsAtCurrent(dir)).toBe(true);
+  });
+});
+
+describe("two fetches of one plan: the second to finish checks what the first installed", () => {
+  let root: string;
+  let server: ReturnType<typeof createServer>;
+  let base: string;
+  let arrived: () => void;
+  let requested: Promise<void>;
+  let release: () => void;
+  const body = Buffer.from("#!/bin/sh\necho A\n");
+  const sha = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), "visor-race-"));
+    requested = new Promise((r) => {
+      arrived = r;
+    });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    // Holds the artifact back until the test has played the other fetch, so the order is certain.
+    server = createServer(async (_req, res) => {
+      arrived();
+      await gate;
+      res.writeHead(200, { "content-length": body.length }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Starts a fetch of plan v2 naming artifact A; once it is downloading, `other` fills upgrades/v2 first. */
+  const race = async (other: { bytes: string; artifact: string }) => {
+    const config = loadVisorConfig({
+      DAEMON_HOME: root,
+      DAEMON_NAME: "fake",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    });
+    const layout = new VisorLayout(config);
+    const info = JSON.stringify({ binaries: { any: `${base}/a?checksum=sha256:${sha(body)}` } });
+    const fetching = ensureUpgradeBinary({ name: "v2", height: 10, info }, layout, config, {
+      logger: silentLogger,
+    }).then(
+      (bin) => bin,
+      (e: Error) => e,
+    );
+    await requested;
+    const dir = layout.upgradeDir("v2");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    writeFileSync(layout.binaryIn(dir), other.bytes, { mode: 0o755 });
+    writeSource(dir, {
+      ...sourceOf(
+        { name: "v2", height: 10, info: "" },
+        parseArtifactUrl(other.artifact, false),
+        sha(other.bytes),
+      ),
+      binary_sha256: sha(other.bytes),
+    });
+    release();
+    return { got: await fetching, bin: layout.binaryIn(dir), upgrades: layout.upgradesDir };
+  };
+
+  it("refuses a binary of another artifact that another fetch installed meanwhile", async () => {
+    const other = { bytes: "#!/bin/sh\necho B\n", artifact: `${base}/b` };
+    const { got, bin, upgrades } = await race(other);
+    expect(got).toBeInstanceOf(VisorError);
+    expect((got as Error).message).toMatch(
+      /upgrades\/v2 was filled meanwhile, by another fetch of v2, with another artifact \(it came from http:\/\/127\.0\.0\.1:\d+\/b, upgrade-info.json names http:\/\/127\.0\.0\.1:\d+\/a; its checksum is none, upgrade-info.json names sha256:[0-9a-f]{64}\): not using it/,
+    );
+    expect(readFileSync(bin, "utf8")).toBe(other.bytes);
+    expect(readdirSync(upgrades)).toEqual(["v2"]);
+  });
+
+  it("uses the binary another fetch of the same artifact installed meanwhile", async () => {
+    const same = { bytes: body.toString(), artifact: `${base}/a?checksum=sha256:${sha(body)}` };
+    const { got, bin, upgrades } = await race(same);
+    expect(got).toBe(bin);
+    expect(readdirSync(upgrades)).toEqual(["v2"]);
   });
 });
 

@@ -1,7 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReleaseServer } from "../../harness/src/release-server.js";
+import { sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
+import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 
@@ -130,36 +142,203 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("a binary prepare-upgrade installed for A is set aside when the halt names B; an operator's is used as is", async () => {
+  it("prepare-upgrade stages A like a pre-fetch: the halt naming B sets it aside, naming A installs it with downloads off", async () => {
     const node = await nodeApi();
     node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
     const prepared = await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: node.url });
     expect(prepared.exitCode, prepared.all).toBe(0);
-    expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2a"));
+    expect(prepared.stdout).toMatch(
+      /upgrade v2 at height 5: artifact verified and staged at \S+\/prefetch\/v2\/artifact; installed at the halt if upgrade-info.json names it/,
+    );
+    // Staged, never installed: a plan learned over the network does not decide which binary runs.
+    expect(sha256File(cosmovisor("prefetch", "v2", "artifact"))).toBe(sha("v2a"));
+    expect(existsSync(cosmovisor("upgrades", "v2"))).toBe(false);
 
-    const env = {
+    const env = { UNSAFE_SKIP_BACKUP: "true", FAKE_HALTS: "v1:5:v2" };
+    const v = h.start(["start"], {
+      ...env,
       DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      UNSAFE_SKIP_BACKUP: "true",
       FAKE_INFO: infoFor("v2b"),
-    };
-    const v = h.start(["start"], { ...env, FAKE_HALTS: "v1:5:v2" });
+    });
     await v.waitFor(/v2b running/);
     v.proc.kill("SIGTERM");
     expect(await v.exit()).toBe(0);
-    const aside = asideIn(cosmovisor("upgrades"));
+    const aside = asideIn(cosmovisor("prefetch"));
     expect(aside).toHaveLength(1);
-    expect(sha256File(cosmovisor("upgrades", aside[0], "bin", "fake"))).toBe(sha("v2a"));
+    expect(sha256File(cosmovisor("prefetch", aside[0], "artifact"))).toBe(sha("v2a"));
 
-    // A binary the operator put in place (no record of a source) is used whatever Plan.info names, as
-    // cosmovisor does: here Plan.info names B, yet the operator's A runs.
-    const added = await h.visor(["add-upgrade", "v3", join(files, "fake-v2a")]);
-    expect(added.exitCode, added.all).toBe(0);
-    const w = h.start(["start"], { ...env, FAKE_HALTS: "v2b:15:v3" });
+    // cosmovisor's use of prepare-upgrade: fetch ahead, halt with downloads off. The staged copy serves.
+    node.plan = { name: "v3", height: 12, info: infoFor("v2a") };
+    expect((await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: node.url })).exitCode).toBe(0);
+    const w = h.start(["start"], {
+      ...env,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "false",
+      FAKE_HALTS: "v2b:12:v3",
+      FAKE_INFO: infoFor("v2a"),
+    });
     await w.waitFor(/v2a running/);
     w.proc.kill("SIGTERM");
     expect(await w.exit()).toBe(0);
-    expect(releases.requests.get("fake-v2b")).toBe(1);
+    expect(w.output).toMatch(/installed the pre-fetched binary .*plan=v3/);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v3");
+    expect(releases.requests.get("fake-v2a")).toBe(2);
   });
+
+  it("an operator's binary is used as is, whatever Plan.info names", async () => {
+    // A binary the operator put in place (no record of a source) is used whatever Plan.info names, as
+    // cosmovisor does: here Plan.info names B, yet the operator's A runs.
+    const added = await h.visor(["add-upgrade", "v2", join(files, "fake-v2a")]);
+    expect(added.exitCode, added.all).toBe(0);
+    const w = h.start(["start"], {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_INFO: infoFor("v2b"),
+      FAKE_HALTS: "v1:5:v2",
+    });
+    await w.waitFor(/v2a running/);
+    w.proc.kill("SIGTERM");
+    expect(await w.exit()).toBe(0);
+    expect(releases.requests.get("fake-v2b")).toBeUndefined();
+  });
+
+  it("a recorded binary replaced by hand (add-upgrade cut short before it dropped the record) is the operator's", async () => {
+    // What visor leaves when killed inside add-upgrade, between putting the operator's binary in place and
+    // removing the record of the binary visor had fetched there (artifact "evil" here): record and binary
+    // disagree.
+    const dir = cosmovisor("upgrades", "v2");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    copyFileSync(join(files, "fake-v2b"), join(dir, "bin", "fake"));
+    const fetched = JSON.parse(infoFor("evil")).binaries.any;
+    writeSource(dir, {
+      ...sourceOf(
+        { name: "v2", height: 5, info: infoFor("evil") },
+        parseArtifactUrl(fetched, false),
+        sha("evil"),
+      ),
+      binary_sha256: sha("evil"),
+    });
+    const v = h.start(["start"], {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_INFO: infoFor("v2a"),
+      FAKE_HALTS: "v1:5:v2",
+    });
+    await v.waitFor(/v2b running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    expect(asideIn(cosmovisor("upgrades"))).toEqual([]);
+    expect(releases.requests.get("fake-v2a")).toBeUndefined();
+  });
+
+  /** `current` -> upgrades/v2 holding A, fetched and recorded by visor at the halt (marker: v2 at height 5). */
+  const upgradedToA = async () => {
+    const v = h.start(["start"], {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_INFO: infoFor("v2a"),
+      FAKE_HALTS: "v1:5:v2",
+    });
+    await v.waitFor(/v2a running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+    expect(existsSync(cosmovisor("upgrades", "v2", ".visor-source.json"))).toBe(true);
+  };
+
+  it("prepare-upgrade never replaces the binary current runs, whatever plan an impostor names", async () => {
+    await upgradedToA();
+    // A server that knows the node's public ids answers the plan current runs, with its own binary.
+    const impostor = await nodeApi();
+    impostor.plan = { name: "v2", height: 5, info: infoFor("evil") };
+    const prepared = await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: impostor.url });
+    expect(prepared.exitCode, prepared.all).toBe(0);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+    expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2a"));
+    expect(asideIn(cosmovisor("upgrades"))).toEqual([]);
+    // At most staged, where only a halt naming it would install it.
+    expect(sha256File(cosmovisor("prefetch", "v2", "artifact"))).toBe(sha("evil"));
+    const v = h.start(["start"]);
+    await v.waitFor(/v2a running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("an upgrade-info.json naming the running plan with another binary does not replace it: visor stops and says why", async () => {
+    await upgradedToA();
+    writeFileSync(
+      join(h.home, "data", "upgrade-info.json"),
+      JSON.stringify({ name: "v2", height: 20, info: infoFor("v2b") }),
+    );
+    const v = h.start(["start"], { DAEMON_ALLOW_DOWNLOAD_BINARIES: "true", UNSAFE_SKIP_BACKUP: "true" });
+    expect(await v.exit()).toBe(1);
+    expect(v.output).toMatch(
+      /Error: refusing to set aside \S+\/upgrades\/v2: current points at it, and the node would run whatever took its place \(it came from http:\/\/127\.0\.0\.1:\d+\/fake-v2a, upgrade-info.json names http:\/\/127\.0\.0\.1:\d+\/fake-v2b;.*\); to replace that binary on purpose: visor add-upgrade v2 <binary> --force/,
+    );
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+    expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2a"));
+    expect(asideIn(cosmovisor("upgrades"))).toEqual([]);
+    expect(releases.requests.get("fake-v2b")).toBeUndefined();
+    expect(v.output).not.toMatch(/starting daemon/);
+  });
+
+  it("a current link pointing at a folder that is gone stops visor, naming it; it is never re-pointed at genesis", async () => {
+    await upgradedToA();
+    // What an earlier visor left when killed after setting the running folder aside.
+    renameSync(cosmovisor("upgrades", "v2"), cosmovisor("upgrades", "v2.replaced-2025-01-01T00-00-00-000Z"));
+    const message =
+      /Error: current points at upgrades\/v2 \(\S+\/upgrades\/v2\), which does not exist: put that binary back/;
+    const v = h.start(["start"]);
+    expect(await v.exit()).toBe(1);
+    expect(v.output).toMatch(message);
+    expect(v.output).not.toMatch(/starting daemon|v1 running/);
+    const init = await h.visor(["init", fakeBinary(h.root, "v1")]);
+    expect(init.exitCode).toBe(1);
+    expect(init.all).toMatch(message);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+
+    // The operator puts the folder back: visor runs it again.
+    renameSync(cosmovisor("upgrades", "v2.replaced-2025-01-01T00-00-00-000Z"), cosmovisor("upgrades", "v2"));
+    const w = h.start(["start"]);
+    await w.waitFor(/v2a running/);
+    w.proc.kill("SIGTERM");
+    expect(await w.exit()).toBe(0);
+  });
+
+  it.each([
+    ["with a checksum in Plan.info", true],
+    ["without one (the digest recorded at the pre-fetch)", false],
+  ])(
+    "a pre-fetched artifact altered before the halt is never run: the right one is downloaded (%s)",
+    async (_what, checksum) => {
+      const info = checksum
+        ? infoFor("v2a")
+        : JSON.stringify({ binaries: { any: releases.fileUrl("fake-v2a") } });
+      const node = await nodeApi();
+      node.plan = { name: "v2", height: 10, info };
+      const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(info) });
+      await v.waitFor(/pre-fetched and verified .*plan=v2/);
+      // Same size, other bytes: a script that leaves a mark if it ever runs.
+      const staged = cosmovisor("prefetch", "v2", "artifact");
+      const size = statSync(staged).size;
+      const head = `#!/bin/sh\ntouch "${join(h.root, "tampered-ran")}"\n#`;
+      writeFileSync(staged, `${head}${"#".repeat(size - head.length - 1)}\n`);
+      expect(statSync(staged).size).toBe(size);
+
+      writeFileSync(join(h.root, "gate"), "");
+      await v.waitFor(/v2a running/);
+      v.proc.kill("SIGTERM");
+      expect(await v.exit()).toBe(0);
+      expect(v.output).toMatch(
+        /not using a binary fetched earlier: it is not what upgrade-info.json names .*why="checksum mismatch for the pre-fetched/,
+      );
+      expect(existsSync(join(h.root, "tampered-ran"))).toBe(false);
+      expect(sha256File(cosmovisor("upgrades", "v2", "bin", "fake"))).toBe(sha("v2a"));
+      expect(releases.requests.get("fake-v2a")).toBe(2);
+      const aside = asideIn(cosmovisor("prefetch"));
+      expect(aside).toHaveLength(1);
+      expect(readFileSync(cosmovisor("prefetch", aside[0], "artifact"), "utf8")).toMatch(/tampered-ran/);
+    },
+  );
 
   it("never asks a server on the REST port while [api] enable = false, though it claims to be the node", async () => {
     const node = await nodeApi();

@@ -1,4 +1,13 @@
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { packageVersion } from "../../../node/src/cli/package-version.js";
@@ -6,7 +15,7 @@ import { forgetSource } from "../artifact-source.js";
 import { readBatch, writeJsonAtomic } from "../batch-feed.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
-import { ensureUpgradeBinary } from "../upgrade-binary.js";
+import { stageUpgradeArtifact } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
 import { redactUrls } from "../url-redaction.js";
 import { describeConfig, type VisorConfig } from "../visor-config.js";
@@ -22,8 +31,15 @@ function installBinary(src: string, dir: string, name: string): string {
   if (!existsSync(path)) throw new VisorError("BINARY_MISSING", `no such file: ${path}`);
   mkdirSync(join(dir, "bin"), { recursive: true });
   const dest = join(dir, "bin", name);
-  copyFileSync(path, dest);
-  chmodSync(dest, 0o755);
+  // Copied beside it, then renamed over it: the binary is the old one or the new one, never half of one.
+  const tmp = `${dest}.new-${process.pid}`;
+  try {
+    copyFileSync(path, tmp);
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, dest);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
   const assets = join(dirname(path), "swagger-ui");
   if (existsSync(assets)) cpSync(assets, join(dir, "bin", "swagger-ui"), { recursive: true });
   return dest;
@@ -34,7 +50,8 @@ export function initCommand(config: VisorConfig, path: string): void {
   const bin = layout.binaryIn(layout.genesisDir);
   if (existsSync(bin)) out(`genesis binary already installed at ${bin}; leaving it`);
   else out(`installed genesis binary at ${installBinary(path, layout.genesisDir, config.name)}`);
-  if (!existsSync(layout.currentLink)) layout.switchTo(layout.genesisDir);
+  // A link that points nowhere is not missing: currentDir says so instead of re-pointing it at genesis.
+  if (!layout.isLink(layout.currentLink)) layout.switchTo(layout.genesisDir);
   out(`current -> ${layout.currentDir()}`);
 }
 
@@ -86,6 +103,9 @@ export function addUpgradeCommand(
       `upgrade binary already exists at ${layout.binaryIn(dir)}; use --force to replace it`,
     );
   out(`installed ${name} binary at ${installBinary(path, dir, config.name)}`);
+  // After the binary is in place: cut short in between, the record names other bytes than these, and a binary
+  // its record does not name is the operator's (installedByVisor). Removed first, a visor-fetched binary left
+  // in place would lose the record the halt checks it against.
   forgetSource(dir);
   if (opts.height !== undefined) queueUpgrade(layout, name, opts.height);
 }
@@ -123,6 +143,11 @@ export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: strin
   }
 }
 
+/**
+ * `prepare-upgrade`: fetches the artifact of the plan the node's API names now. Like a pre-fetch, it is staged in
+ * prefetch/<plan> and installed only at the halt, if upgrade-info.json names the same artifact (cosmovisor
+ * installs into upgrades/<plan>): a plan learned over the network never decides which binary runs.
+ */
 export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> {
   const logger = visorLogger(config);
   const api = NodeApi.forHome(config, { logger });
@@ -132,13 +157,16 @@ export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> 
     return;
   }
   const layout = new VisorLayout(config);
-  const bin = await ensureUpgradeBinary(
-    plan,
-    layout,
-    { ...config, allowDownloadBinaries: true },
-    { logger, onProgress: downloadProgress(process.stderr, { logger, quiet: config.disableLogs }) },
+  const got = await stageUpgradeArtifact(plan, layout, config, {
+    logger,
+    onProgress: downloadProgress(process.stderr, { logger, quiet: config.disableLogs }),
+  });
+  const at = `upgrade ${plan.name} at height ${plan.height}`;
+  out(
+    got.path === layout.binaryIn(layout.upgradeDir(plan.name))
+      ? `${at}: binary ready at ${got.path}`
+      : `${at}: artifact verified and staged at ${got.path}; installed at the halt if upgrade-info.json names it`,
   );
-  out(`upgrade ${plan.name} at height ${plan.height}: binary ready at ${bin}`);
 }
 
 export function showUpgradeInfoCommand(config: VisorConfig): void {
