@@ -42,7 +42,6 @@ export interface ReleaseRequest {
  * tests, the demo and local testnets. It counts requests per file and can be told to misbehave.
  */
 export class ReleaseServer {
-  readonly requests = new Map<string, number>();
   /** Every request in order, with the credentials it carried. */
   readonly log: ReleaseRequest[] = [];
   private readonly faults = new Map<string, { fault: ReleaseFault; times: number }>();
@@ -63,6 +62,13 @@ export class ReleaseServer {
     const { port } = server.address() as AddressInfo;
     self = new ReleaseServer(server, `http://127.0.0.1:${port}`);
     return self;
+  }
+
+  /** Requests per file name, counted from the log. */
+  get requests(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { name } of this.log) counts.set(name, (counts.get(name) ?? 0) + 1);
+    return counts;
   }
 
   /** The URL of a served file. */
@@ -92,7 +98,6 @@ export class ReleaseServer {
     const dir = opts.dir;
     const url = new URL(req.url ?? "/", "http://x");
     const name = decodeURIComponent(url.pathname.slice(1));
-    this.requests.set(name, (this.requests.get(name) ?? 0) + 1);
     this.log.push({ name, authorization: req.headers.authorization ?? null, query: url.search });
     if (!this.authorized(opts.auth, req, url)) {
       res.writeHead(401, { "www-authenticate": 'Basic realm="releases"' }).end("unauthorized\n");

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ArtifactUrl, type Checksum, parseArtifactUrl } from "./artifact-url.js";
-import { writePrivateFile } from "./private-file.js";
+import { writeFileAtomic } from "./atomic-file.js";
+import { isInlinePlanInfo } from "./plan-info.js";
 import type { UpgradePlan } from "./upgrade-info.js";
+import { withoutUserInfo } from "./url-redaction.js";
 
 /**
  * Where a binary or artifact visor fetched came from, kept beside it (`.visor-source.json`), so the halt can
@@ -36,7 +38,7 @@ interface RecordedUrl {
   shown: string;
 }
 
-export const SOURCE_FILE = ".visor-source.json";
+const SOURCE_FILE = ".visor-source.json";
 /** Left by visors before this record existed in folders they pre-fetched: such a folder's source is unknown. */
 const LEGACY_PREFETCH_MARKER = ".prefetched";
 
@@ -45,9 +47,7 @@ const checksumText = (c: Checksum | null) => (c ? `${c.algorithm}:${c.hex}` : nu
 
 function shown(url: string): string {
   try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
+    const u = withoutUserInfo(new URL(url));
     u.search = "";
     return u.toString();
   } catch {
@@ -56,12 +56,9 @@ function shown(url: string): string {
 }
 
 /** The URL with no user information: what names the artifact, whoever is let in to fetch it. */
-function withoutUserInfo(url: string): string {
+function artifactName(url: string): string {
   try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString();
+    return withoutUserInfo(new URL(url)).toString();
   } catch {
     return url;
   }
@@ -69,7 +66,7 @@ function withoutUserInfo(url: string): string {
 
 function recorded(a: ArtifactUrl): RecordedUrl {
   return {
-    url_sha256: sha256(withoutUserInfo(a.url)),
+    url_sha256: sha256(artifactName(a.url)),
     checksum: checksumText(a.checksum),
     shown: shown(a.url),
   };
@@ -78,7 +75,7 @@ function recorded(a: ArtifactUrl): RecordedUrl {
 /** The document Plan.info names when it is a URL (not inline JSON); null otherwise. */
 function planDocument(info: string): ArtifactUrl | null {
   const text = info.trim();
-  if (!text || text.startsWith("{")) return null;
+  if (!text || isInlinePlanInfo(text)) return null;
   try {
     return parseArtifactUrl(text, false);
   } catch {
@@ -100,7 +97,7 @@ export function sourceOf(plan: UpgradePlan, artifact: ArtifactUrl, bytesSha256: 
 }
 
 export function writeSource(dir: string, source: ArtifactSource): void {
-  writePrivateFile(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`);
+  writeFileAtomic(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`, 0o600);
 }
 
 export async function fileDigest(file: string, algorithm = "sha256"): Promise<string> {

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { writeFileAtomic } from "./atomic-file.js";
 import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";
 import { type UpgradePlan, validatePlan } from "./upgrade-info.js";
@@ -16,12 +17,6 @@ export function readBatch(path: string): UpgradePlan[] {
   }
   if (!Array.isArray(doc)) throw new VisorError("UPGRADE_INFO", `${path}: expected a JSON array of plans`);
   return doc.map((p, i) => validatePlan(p, `${path}[${i}]`)).sort((a, b) => a.height - b.height);
-}
-
-export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(value));
-  renameSync(tmp, path);
 }
 
 /** After the home's own height could not be read, the next read waits this long, doubling up to the cap. */
@@ -102,13 +97,16 @@ export class BatchFeed {
       return;
     }
     this.warned = "";
-    writeJsonAtomic(layout.upgradeInfoFile, {
-      name: next.name,
-      time: "0001-01-01T00:00:00Z",
-      height: next.height,
-      info: next.info,
-    });
-    if (rest.length) writeJsonAtomic(layout.batchFile, rest);
+    writeFileAtomic(
+      layout.upgradeInfoFile,
+      JSON.stringify({
+        name: next.name,
+        time: "0001-01-01T00:00:00Z",
+        height: next.height,
+        info: next.info,
+      }),
+    );
+    if (rest.length) writeFileAtomic(layout.batchFile, JSON.stringify(rest));
     else rmSync(layout.batchFile, { force: true });
     logger.info("batch upgrade due", {
       plan: next.name,

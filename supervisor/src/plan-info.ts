@@ -49,6 +49,11 @@ async function fetchPlanDoc(src: ArtifactUrl, policy: FetchPolicy): Promise<unkn
   }
 }
 
+/** Plan.info written out as JSON, rather than a URL to such a document. */
+export function isInlinePlanInfo(info: string): boolean {
+  return info.trim().startsWith("{");
+}
+
 /**
  * The artifact for this machine named by Plan.info: JSON `{"binaries": {...}}`, or a URL to such a document.
  * Only this platform's entry (else `any`) is looked at, so a bad entry for another platform breaks nothing.
@@ -62,7 +67,7 @@ export async function artifactForPlan(
   if (!text) throw new VisorError("PLAN_INFO", "plan info is empty: no binary to download");
   let doc: unknown;
   let source = "plan info";
-  if (text.startsWith("{")) {
+  if (isInlinePlanInfo(text)) {
     try {
       doc = JSON.parse(text);
     } catch (e) {

@@ -1,11 +1,11 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../node/src/logging/logger.js";
+import { writeFileAtomic } from "./atomic-file.js";
 import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";
 import { downloadProgress } from "./download-progress.js";
 import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
-import { writePrivateFile } from "./private-file.js";
 import { ensureUpgradeBinary } from "./upgrade-binary.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
@@ -74,7 +74,7 @@ export async function applyUpgrade(
     });
     const dir = layout.upgradeDir(plan.name);
     // 0600, where cosmovisor leaves it 0644: Plan.info may carry credentials, and upgrades/ is open to all.
-    writePrivateFile(join(dir, "upgrade-info.json"), JSON.stringify(plan));
+    writeFileAtomic(join(dir, "upgrade-info.json"), JSON.stringify(plan), 0o600);
     writeFileSync(join(dir, PRE_UPGRADE_PENDING), "");
     crashPoint("marker");
     layout.switchTo(dir);

@@ -12,6 +12,7 @@ import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
 import { fileURLToPath } from "node:url";
+import { withoutUserInfo } from "./url-redaction.js";
 import type { VisorConfig } from "./visor-config.js";
 
 /**
@@ -82,9 +83,7 @@ export async function readUrl(raw: string, policy: FetchPolicy, limit: FetchLimi
 
 function basicAuth(url: URL): { bare: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { bare: url, headers: {} };
-  const bare = new URL(url);
-  bare.username = "";
-  bare.password = "";
+  const bare = withoutUserInfo(url);
   const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   return { bare, headers: { authorization: `Basic ${Buffer.from(pair).toString("base64")}` } };
 }

@@ -10,7 +10,7 @@ export const REDACTED = "REDACTED";
 const SECRET_WORDS = ["token", "signature", "secret", "password", "passwd", "credential", "key"];
 const SECRET_NAMES = new Set(["sig", "auth", "policy"]);
 
-export function isSecretParam(name: string): boolean {
+function isSecretParam(name: string): boolean {
   let n = name.toLowerCase();
   try {
     n = decodeURIComponent(n);
@@ -45,6 +45,14 @@ export function redactUrl(url: string): string {
             isSecretParam(name) ? `${sep}${name}=${REDACTED}` : all,
           );
   return head + rest;
+}
+
+/** A copy of a URL without its user info: what is fetched (the credentials go in a header) or recorded. */
+export function withoutUserInfo(url: URL): URL {
+  const bare = new URL(url);
+  bare.username = "";
+  bare.password = "";
+  return bare;
 }
 
 /**

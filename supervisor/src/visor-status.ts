@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "./atomic-file.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { redactUrls } from "./url-redaction.js";
 
@@ -45,11 +46,9 @@ export class StatusFile {
 
   update(patch: Partial<VisorStatus>): void {
     this.status = { ...this.status, ...patch, updated_at: new Date().toISOString() };
-    const tmp = `${this.path}.tmp`;
     try {
       // Plan.info and errors may name URLs with credentials: the file keeps them redacted.
-      writeFileSync(tmp, `${redactUrls(JSON.stringify(this.status, null, 2))}\n`);
-      renameSync(tmp, this.path);
+      writeFileAtomic(this.path, `${redactUrls(JSON.stringify(this.status, null, 2))}\n`);
     } catch {
       // Status is advisory; a read-only folder must not stop an upgrade.
     }

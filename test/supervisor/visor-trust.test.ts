@@ -60,15 +60,20 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     return s;
   }
 
-  /** A daemon that halts for v2 naming `info`, one block short of the halt until the test opens the gate. */
-  const halting = (info: string) => ({
+  /** visor with pre-fetching and downloads on, in front of a fake daemon making a block every 100 ms. */
+  const prefetching = {
     VISOR_PREFETCH: "true",
     DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    FAKE_BLOCK_MS: "100",
+  };
+
+  /** A daemon that halts for v2 naming `info`, one block short of the halt until the test opens the gate. */
+  const halting = (info: string) => ({
+    ...prefetching,
     UNSAFE_SKIP_BACKUP: "true",
     FAKE_HALTS: "v1:10:v2",
     FAKE_INFO: info,
     FAKE_HALT_GATE: join(h.root, "gate"),
-    FAKE_BLOCK_MS: "100",
   });
 
   it("A pre-fetched, the halt names B under the same plan name: visor runs B and sets A aside", async () => {
@@ -124,9 +129,7 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     node.plan = { name: "v2", height: 500, info: infoFor("v2a") };
     const v = h.start(["start"], {
       VISOR_RPC_ADDRESS: node.url,
-      VISOR_PREFETCH: "true",
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      FAKE_BLOCK_MS: "100",
+      ...prefetching,
     });
     await v.waitFor(/pre-fetched and verified .*plan=v2/);
     const mark = v.lines.length;
@@ -363,9 +366,7 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
 
     const v = h.start(["start"], {
       ...fromHome,
-      VISOR_PREFETCH: "true",
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      FAKE_BLOCK_MS: "100",
+      ...prefetching,
     });
     await v.waitFor(/v1 height 30/);
     // The node's own server was asked, for plans and heights, over and over; the attacker's never.
@@ -391,9 +392,7 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     const v = h.start(["start"], {
       VISOR_RPC_ADDRESS: wrongChain.url,
       VISOR_REST_ADDRESS: wrongNode.url,
-      VISOR_PREFETCH: "true",
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      FAKE_BLOCK_MS: "100",
+      ...prefetching,
       // The home's own store says the batch entry is due: only a trusted node's height may start the check.
       FAKE_BLOCKSTORE: "proto",
     });
@@ -447,9 +446,7 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
     const v = h.start(["start"], {
       VISOR_RPC_ADDRESS: node.url,
-      VISOR_PREFETCH: "true",
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      FAKE_BLOCK_MS: "100",
+      ...prefetching,
     });
     await v.waitFor(/pre-fetched and verified .*plan=v2/);
     // Well past the plan's height: the node did not halt (it has no such plan), so nothing changes.

@@ -14,6 +14,11 @@ interface BankGenesisJson {
   supply?: unknown[];
 }
 
+/** The staking module's bond denom in a genesis document ("stake" when it names none). */
+export function genesisBondDenom(genesis: GenesisDoc): string {
+  return (genesis.app_state.staking as StakingGenesisJson | undefined)?.params?.bond_denom || "stake";
+}
+
 /**
  * Makes `operator` (an account address) a bonded validator at genesis, signing blocks with `consensusPubKey`
  * (the ed25519 key in priv_validator_key.json) and self-delegating `amount` of the bond denom, held by the
@@ -30,7 +35,7 @@ export function addGenesisValidator(
   genesis.app_state.bank ??= {};
   const staking = genesis.app_state.staking as StakingGenesisJson;
   const bank = genesis.app_state.bank as BankGenesisJson;
-  const denom = staking.params?.bond_denom ?? "stake";
+  const denom = genesisBondDenom(genesis);
   staking.validators ??= [];
   staking.delegations ??= [];
   const shares = formatDec(v.amount * DEC_ONE);

@@ -6,6 +6,7 @@ import { HomeLayout } from "../config/home-layout.js";
 import { defaultNodeConfig, type NodeConfig, renderConfigToml } from "../config/node-config.js";
 import { writeNewPrivValidatorKey } from "../config/priv-validator-key.js";
 import type { AppDefinition } from "./app-definition.js";
+import { genesisBondDenom } from "./genesis-validators.js";
 
 export interface InitHomeOptions {
   home: string;
@@ -31,11 +32,6 @@ export interface InitHomeOptions {
 const INIT_MIN_GAS_PRICE = "0.025";
 /** The price of `chaind testnet` homes: small enough for any ordinary fee, yet not zero. */
 export const TESTNET_MIN_GAS_PRICE = "0.0001";
-
-function bondDenom(genesis: GenesisDoc): string {
-  const staking = genesis.app_state.staking as { params?: { bond_denom?: string } } | undefined;
-  return staking?.params?.bond_denom || "stake";
-}
 
 export class HomeExistsError extends Error {
   readonly code = "HOME_EXISTS";
@@ -71,7 +67,7 @@ export function initHome(
   };
 
   const app = defaultAppConfig();
-  app.minimumGasPrices = `${opts.minGasPrice ?? INIT_MIN_GAS_PRICE}${bondDenom(genesis)}`;
+  app.minimumGasPrices = `${opts.minGasPrice ?? INIT_MIN_GAS_PRICE}${genesisBondDenom(genesis)}`;
   opts.tuneApp?.(app);
   const node = defaultNodeConfig(opts.moniker);
   opts.tuneNode?.(node);

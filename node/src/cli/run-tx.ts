@@ -20,7 +20,7 @@ import { NodeCallError } from "../client/node-rpc-client.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
-import { chainAccount } from "./chain-account.js";
+import { type ChainAccount, chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
 import { clientDefaults } from "./query-options.js";
@@ -79,12 +79,19 @@ export async function runTx(
     throw new CliError(
       `this transaction must be signed by ${signers.join(" and ")}: make it with --generate-only, have each signer run \`chaind tx sign\` on the file, then \`chaind tx broadcast\` it`,
     );
+  // Asked of the node once each: the simulation needs every signer's, signing needs this key's.
+  const accounts = new Map<string, ChainAccount>();
+  const accountOf = async (address: string) => {
+    const known = accounts.get(address) ?? (await chainAccount(args, address));
+    accounts.set(address, known);
+    return known;
+  };
   let gas: bigint;
   if (args.gas === "auto") {
     // Every signer's info and sequence, as the node checks them even when simulating; no signatures.
     const infos: SignerInfoParts[] = [];
     for (const s of signers) {
-      const acc = await chainAccount(args, s);
+      const acc = await accountOf(s);
       infos.push({ pubKey: s === key.address ? key.pubKey : acc.pubKey, sequence: acc.sequence });
     }
     const parts: UnsignedTxParts = { messages, memo, fee: { amount: [], gasLimit: 0n, payer } };
@@ -127,7 +134,7 @@ export async function runTx(
   }
 
   const chainId = args["chain-id"] || defaults.chainId || (await client.status()).node_info.network;
-  const { accountNumber, sequence } = await chainAccount(args, key.address);
+  const { accountNumber, sequence } = await accountOf(key.address);
   const bytes = await signTxDirect(
     parts,
     [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign!(b) }],

@@ -12,7 +12,8 @@ import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { packageVersion } from "../../../node/src/cli/package-version.js";
 import { forgetSource } from "../artifact-source.js";
-import { readBatch, writeJsonAtomic } from "../batch-feed.js";
+import { writeFileAtomic } from "../atomic-file.js";
+import { readBatch } from "../batch-feed.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
@@ -117,7 +118,7 @@ function queueUpgrade(layout: VisorLayout, name: string, height: number): void {
   const batch = readBatch(layout.batchFile).filter((p) => p.name !== name);
   batch.push({ name, height, info: "" });
   batch.sort((a, b) => a.height - b.height);
-  writeJsonAtomic(layout.batchFile, batch);
+  writeFileAtomic(layout.batchFile, JSON.stringify(batch));
   out(`scheduled ${name} at height ${height} (${layout.batchFile})`);
 }
 

@@ -21,6 +21,7 @@ import {
   type RpcMethod,
 } from "../../../node/src/server/rpc/json-rpc-server.js";
 import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
+import { floodUnread, readPipelined } from "../helpers/pipelining-client.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are checked field by field below
@@ -128,32 +129,14 @@ describe("JSON-RPC batch and answer limits", () => {
       },
     };
     const address = await start(new Map([["big", big]]));
-    const { hostname, port } = new URL(address);
     const requests = 200;
     // A reading client gets every answer, in order, though the method waits on I/O.
-    const reader = createConnection(Number(port), hostname);
-    let text = "";
-    reader.setEncoding("latin1");
-    reader.on("data", (d: string) => {
-      text += d;
-    });
-    reader.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(5));
-    while (text.split("HTTP/1.1 200").length - 1 < 5) await new Promise((r) => setTimeout(r, 10));
-    reader.destroy();
+    await readPipelined(address, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", 5);
     expect(mostInFlight).toBe(1);
     // A client that never reads: the node stops running its requests once the socket buffers are full, instead
     // of making an answer (1 MB here) for each of them.
     runs = 0;
-    const idle = createConnection(Number(port), hostname);
-    idle.pause();
-    idle.on("error", () => {});
-    idle.write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(requests));
-    let last = -1;
-    while (runs !== last) {
-      last = runs;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    idle.destroy();
+    await floodUnread(address, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", requests, () => runs);
     expect(runs).toBeGreaterThan(0);
     expect(runs).toBeLessThan(requests / 4);
   });
@@ -287,9 +270,29 @@ describe("JSON-RPC batch and answer limits", () => {
   });
 });
 
+/** A node whose genesis.json `pad` made big, answering on its RPC server; `close` ends both and the home. */
+async function paddedGenesisNode(pad: (doc: Json) => void, indent?: number) {
+  const home = makeTestHome({ accounts: [{ account: alice, coins: "1000stake" }] });
+  const file = new HomeLayout(home.home).genesisJson;
+  const doc = JSON.parse(readFileSync(file, "utf8"));
+  pad(doc);
+  writeFileSync(file, JSON.stringify(doc, null, indent));
+  const node = await ChainNode.open(
+    { home: home.home, definition: TEST_DEFINITION },
+    { logger: silentLogger },
+  );
+  const server = (await startRpcServer(node, { logger: silentLogger }))!;
+  await node.producer.produce();
+  const close = async () => {
+    await server.close();
+    await node.close();
+    home.cleanup();
+  };
+  return { file, server, close };
+}
+
 describe("genesis and genesis_chunked", () => {
-  let home: ReturnType<typeof makeTestHome>;
-  let node: ChainNode;
+  let close: (() => Promise<void>) | undefined;
   let server: NodeServer;
   let file: string;
 
@@ -297,21 +300,12 @@ describe("genesis and genesis_chunked", () => {
     (await post(server.address, request(7, method, params))).json;
 
   beforeAll(async () => {
-    home = makeTestHome({ accounts: [{ account: alice, coins: "1000stake" }] });
-    file = new HomeLayout(home.home).genesisJson;
     // Past CometBFT's 16 MiB chunk: a field the node ignores makes it big, as a genesis with many accounts would.
-    const doc = JSON.parse(readFileSync(file, "utf8"));
-    doc.padding = "p".repeat(GENESIS_CHUNK_BYTES + 1_000_000);
-    writeFileSync(file, JSON.stringify(doc, null, 2));
-    node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
-    server = (await startRpcServer(node, { logger: silentLogger }))!;
-    await node.producer.produce();
+    ({ file, server, close } = await paddedGenesisNode((doc) => {
+      doc.padding = "p".repeat(GENESIS_CHUNK_BYTES + 1_000_000);
+    }, 2));
   });
-  afterAll(async () => {
-    await server?.close();
-    await node?.close();
-    home?.cleanup();
-  });
+  afterAll(() => close?.());
 
   it("refuses genesis over 16 MiB with CometBFT's pointer to genesis_chunked", async () => {
     const { error } = await rpc("genesis");
@@ -416,26 +410,16 @@ describe("GenesisAppState", () => {
 });
 
 describe("batches of genesis on a big (under 16 MiB) genesis", () => {
-  let home: ReturnType<typeof makeTestHome>;
-  let node: ChainNode;
+  let close: (() => Promise<void>) | undefined;
   let server: NodeServer;
 
   beforeAll(async () => {
-    home = makeTestHome({ accounts: [{ account: alice, coins: "1000stake" }] });
-    const file = new HomeLayout(home.home).genesisJson;
     // 9 MB of app state the modules ignore: each genesis answer carries it.
-    const doc = JSON.parse(readFileSync(file, "utf8"));
-    doc.app_state.padding = "p".repeat(9_000_000);
-    writeFileSync(file, JSON.stringify(doc));
-    node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
-    server = (await startRpcServer(node, { logger: silentLogger }))!;
-    await node.producer.produce();
+    ({ server, close } = await paddedGenesisNode((doc) => {
+      doc.app_state.padding = "p".repeat(9_000_000);
+    }));
   });
-  afterAll(async () => {
-    await server?.close();
-    await node?.close();
-    home?.cleanup();
-  });
+  afterAll(() => close?.());
 
   it("answers one, and cuts a batch of them off at max_response_bytes instead of piling up answers", async () => {
     const one = await post(server.address, request(1, "genesis"));

@@ -8,6 +8,7 @@ import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { RestGateway } from "../../../node/src/server/rest/rest-gateway.js";
 import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";
 import { queryBackend, startRestServer } from "../../../node/src/server/rest/rest-server.js";
+import { floodUnread, readPipelined } from "../helpers/pipelining-client.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
 
@@ -411,18 +412,9 @@ describe("REST gateway limits", () => {
       restRoutes(node.app.registrar.queryServices),
       { backend: counted, logger: silentLogger, metrics: null },
     );
-    const { hostname, port } = new URL(gw.address);
     const request = "GET /sdk/bank/v1beta1/params HTTP/1.1\r\nHost: x\r\n\r\n";
     try {
-      const reader = createConnection(Number(port), hostname);
-      let text = "";
-      reader.setEncoding("latin1");
-      reader.on("data", (d: string) => {
-        text += d;
-      });
-      reader.write(request.repeat(5));
-      while (text.split("HTTP/1.1 200").length - 1 < 5) await new Promise((r) => setTimeout(r, 10));
-      reader.destroy();
+      await readPipelined(gw.address, request, 5);
       expect(mostInFlight).toBe(1);
 
       // A hundred thousand requests in one write, never read: the gateway stops once the socket's buffers are
@@ -430,16 +422,7 @@ describe("REST gateway limits", () => {
       slow = false;
       runs = 0;
       const requests = 100_000;
-      const idle = createConnection(Number(port), hostname);
-      idle.pause();
-      idle.on("error", () => {});
-      idle.write(request.repeat(requests));
-      let last = -1;
-      while (runs !== last) {
-        last = runs;
-        await new Promise((r) => setTimeout(r, 300));
-      }
-      idle.destroy();
+      await floodUnread(gw.address, request, requests, () => runs);
       expect(runs).toBeGreaterThan(0);
       expect(runs).toBeLessThan(requests / 4);
     } finally {
