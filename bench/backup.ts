@@ -1,10 +1,10 @@
 import { randomFillSync } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { silentLogger } from "@chaind/core/logger";
 import { execa } from "execa";
 import { Level } from "level";
-import { silentLogger } from "../node/src/logging/logger.js";
-import { backupData } from "../supervisor/src/data-backup.js";
+import { backupData } from "visor/data-backup";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { folderSize } from "./folder-size.js";

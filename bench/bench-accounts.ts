@@ -1,9 +1,9 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { AddressCodec } from "../node/src/app/address-codec.js";
-import type { DirectSigner } from "../node/src/client/direct-signing.js";
-import { addressFromPubKey } from "../node/src/crypto/address.js";
-import { signSecp256k1 } from "../node/src/crypto/secp256k1.js";
+import { AddressCodec } from "chaind/app/address-codec";
+import type { DirectSigner } from "chaind/client/direct-signing";
+import { addressFromPubKey } from "chaind/crypto/address";
+import { signSecp256k1 } from "chaind/crypto/secp256k1";
 
 const codec = new AddressCodec("sdk");
 

@@ -1,8 +1,8 @@
-import { Coins } from "../node/src/app/coins.js";
-import { standardAppDefinition } from "../node/src/chain/app-definition.js";
-import { addGenesisAccounts } from "../node/src/chain/genesis-accounts.js";
-import { initHome, TESTNET_MIN_GAS_PRICE } from "../node/src/chain/init-home.js";
-import { writeGenesis } from "../node/src/config/genesis.js";
+import { Coins } from "chaind/app/coins";
+import { standardAppDefinition } from "chaind/chain/app-definition";
+import { addGenesisAccounts } from "chaind/chain/genesis-accounts";
+import { initHome, TESTNET_MIN_GAS_PRICE } from "chaind/chain/init-home";
+import { writeGenesis } from "chaind/config/genesis";
 import { fillerAddress } from "./bench-accounts.js";
 
 export const BENCH_CHAIN_ID = "bench-chain";

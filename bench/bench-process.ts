@@ -1,5 +1,5 @@
+import { LineCollector } from "@chaind/harness/line-collector";
 import { execa, type ResultPromise } from "execa";
-import { LineCollector } from "../harness/src/line-collector.js";
 
 const live = new Set<BenchProcess>();
 

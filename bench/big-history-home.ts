@@ -1,9 +1,9 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { ChainNode } from "../node/src/chain/chain-node.js";
-import { signTxDirect } from "../node/src/client/direct-signing.js";
-import { MsgSendSchema } from "../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../node/src/logging/logger.js";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { ChainNode } from "chaind/chain/chain-node";
+import { signTxDirect } from "chaind/client/direct-signing";
 import { type BenchAccount, benchAccount, fillerAddress } from "./bench-accounts.js";
 import { BENCH_CHAIN_ID, BENCH_DEFINITION, makeBenchHome } from "./bench-home.js";
 import type { BenchOptions } from "./bench-options.js";

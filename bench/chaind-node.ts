@@ -1,4 +1,4 @@
-import { CHAIND_CLI } from "../harness/src/local-testnet.js";
+import { CHAIND_CLI } from "@chaind/harness/local-testnet";
 import { BenchProcess } from "./bench-process.js";
 
 /** `chaind start` on a home as a child process, with the listener addresses it logged. */

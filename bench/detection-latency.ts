@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { VISOR_CLI } from "@chaind/harness/local-testnet";
 import { execa } from "execa";
-import { VISOR_CLI } from "../harness/src/local-testnet.js";
 import type { BenchOptions } from "./bench-options.js";
 import { BenchProcess } from "./bench-process.js";
 import { type BenchSection, figure } from "./bench-result.js";

@@ -4,9 +4,9 @@ import { createWriteStream, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { silentLogger } from "../node/src/logging/logger.js";
-import { parseArtifactUrl } from "../supervisor/src/artifact-url.js";
-import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES, downloadFile } from "../supervisor/src/downloader.js";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { silentLogger } from "@chaind/core/logger";
+import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES, downloadFile } from "visor/downloader";
 
 const [mode, url, dest, sha256] = process.argv.slice(2);
 const t0 = performance.now();
@@ -18,7 +18,7 @@ if (mode === "visor") {
     maxDownloadBytes: DEFAULT_MAX_DOWNLOAD_BYTES,
   };
   await downloadFile(
-    parseArtifactUrl(`${url}?checksum=sha256:${sha256}`, true),
+    parseChecksummedUrl(`${url}?checksum=sha256:${sha256}`, true),
     dest,
     { ...DEFAULT_DOWNLOAD, policy },
     { logger: silentLogger },

@@ -1,8 +1,8 @@
 import { createHash, randomFillSync } from "node:crypto";
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
-import { ReleaseServer } from "../harness/src/release-server.js";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { scratchDir } from "./scratch-dir.js";

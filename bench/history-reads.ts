@@ -1,8 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { ChainNode } from "../node/src/chain/chain-node.js";
-import { QueryBalanceRequestSchema } from "../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { QueryCurrentPlanRequestSchema } from "../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { silentLogger } from "../node/src/logging/logger.js";
+import { silentLogger } from "@chaind/core/logger";
+import { QueryBalanceRequestSchema } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { QueryCurrentPlanRequestSchema } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { ChainNode } from "chaind/chain/chain-node";
 import { BENCH_DEFINITION } from "./bench-home.js";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, type Figure, figure } from "./bench-result.js";

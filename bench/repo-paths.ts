@@ -4,9 +4,9 @@ import { join } from "node:path";
 /** The checkout, found from here whether this runs from source or from dist/bench. */
 function findRepoRoot(): string {
   let dir = import.meta.dirname;
-  while (!existsSync(join(dir, "bin", "chaind.js"))) {
+  while (!existsSync(join(dir, "node", "bin", "chaind.js"))) {
     const up = join(dir, "..");
-    if (up === dir) throw new Error("cannot find the repository root (bin/chaind.js) above bench/");
+    if (up === dir) throw new Error("cannot find the repository root (node/bin/chaind.js) above bench/");
     dir = up;
   }
   return dir;

@@ -1,11 +1,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { ChainNode } from "../node/src/chain/chain-node.js";
-import { signTxDirect } from "../node/src/client/direct-signing.js";
-import { signSecp256k1, verifySecp256k1 } from "../node/src/crypto/secp256k1.js";
-import { MsgSendSchema } from "../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../node/src/logging/logger.js";
+import { ChainNode } from "chaind/chain/chain-node";
+import { signTxDirect } from "chaind/client/direct-signing";
+import { signSecp256k1, verifySecp256k1 } from "chaind/crypto/secp256k1";
 import { type BenchAccount, benchAccount } from "./bench-accounts.js";
 import { BENCH_CHAIN_ID, BENCH_DEFINITION, makeBenchHome } from "./bench-home.js";
 import type { BenchOptions } from "./bench-options.js";

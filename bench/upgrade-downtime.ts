@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
+import { LocalTestnet } from "@chaind/harness/local-testnet";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { x as extractTar } from "tar";
-import { useFreeListenerPorts } from "../harness/src/free-listener-ports.js";
-import { LocalTestnet } from "../harness/src/local-testnet.js";
-import { ReleaseServer } from "../harness/src/release-server.js";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { ChaindNode } from "./chaind-node.js";

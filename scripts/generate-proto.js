@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates the TypeScript code for proto/ with `buf generate` (template proto/buf.gen.yaml, plugin
-// protoc-gen-es). Usage: node scripts/generate-proto.js [out-dir]   (default node/src/gen)
+// protoc-gen-es). Usage: node scripts/generate-proto.js [out-dir]   (default proto/gen)
 //
 // The output folder is replaced as a whole, so files of removed protos vanish. Generation goes to a
 // temporary folder first: a failed run leaves the previous output untouched.
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // Must match `out` in proto/buf.gen.yaml.
-const templateOut = join("node", "src", "gen");
+const templateOut = join("proto", "gen");
 
 export function generateProto(outDir = join(root, templateOut)) {
   const buf = join(root, "node_modules", ".bin", process.platform === "win32" ? "buf.cmd" : "buf");

@@ -181,7 +181,7 @@ export async function buildRelease({ app, version, out, name = "chaind", baseUrl
       banner: { js: CJS_BANNER },
       define: {
         "import.meta.url": "__releaseImportMetaUrl",
-        "process.env.CHAIND_RELEASE_VERSION": JSON.stringify(version),
+        __RELEASE_VERSION__: JSON.stringify(version),
       },
       plugins: [embeddedBindingPlugin(nativeBinding())],
       logLevel: "error",

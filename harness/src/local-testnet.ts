@@ -1,24 +1,18 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
+import { nodeListenAddresses } from "visor/node-listen-addresses";
 import { useFreeListenerPorts } from "./free-listener-ports.js";
 import { LineCollector } from "./line-collector.js";
 
-/** The checkout: found from here whether this runs from source (tests) or from dist/ (npm start). */
-function repoRoot(): string {
-  let dir = import.meta.dirname;
-  while (!existsSync(join(dir, "bin", "chaind.js"))) {
-    const up = join(dir, "..");
-    if (up === dir) throw new Error("cannot find the repository root (bin/chaind.js) above the harness");
-    dir = up;
-  }
-  return dir;
-}
-const ROOT = repoRoot();
+const require = createRequire(import.meta.url);
+/** A workspace's CLI entry, wherever npm linked the workspace. */
+const cliOf = (pkg: string, name: string) =>
+  join(dirname(require.resolve(`${pkg}/package.json`)), "bin", `${name}.js`);
 /** The repository's own CLIs, used to drive the chain (any version's CLI speaks to any version's node). */
-export const CHAIND_CLI = join(ROOT, "bin", "chaind.js");
-export const VISOR_CLI = join(ROOT, "bin", "visor.js");
+export const CHAIND_CLI = cliOf("chaind", "chaind");
+export const VISOR_CLI = cliOf("visor", "visor");
 
 /** What the harness' txs pay: enough for the testnet home's minimum gas price at the default gas limit. */
 const TX_FEES = ["--fees", "2000stake"];

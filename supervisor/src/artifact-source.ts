@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type ArtifactUrl, type Checksum, parseArtifactUrl } from "./artifact-url.js";
+import { type Checksum, type ChecksummedUrl, parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { isInlinePlanInfo } from "@chaind/core/plan-info";
 import { writeFileAtomic } from "./atomic-file.js";
-import { isInlinePlanInfo } from "./plan-info.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { withoutUserInfo } from "./url-redaction.js";
 
@@ -64,7 +64,7 @@ function artifactName(url: string): string {
   }
 }
 
-function recorded(a: ArtifactUrl): RecordedUrl {
+function recorded(a: ChecksummedUrl): RecordedUrl {
   return {
     url_sha256: sha256(artifactName(a.url)),
     checksum: checksumText(a.checksum),
@@ -73,17 +73,17 @@ function recorded(a: ArtifactUrl): RecordedUrl {
 }
 
 /** The document Plan.info names when it is a URL (not inline JSON); null otherwise. */
-function planDocument(info: string): ArtifactUrl | null {
+function planDocument(info: string): ChecksummedUrl | null {
   const text = info.trim();
   if (!text || isInlinePlanInfo(text)) return null;
   try {
-    return parseArtifactUrl(text, false);
+    return parseChecksummedUrl(text, false);
   } catch {
     return null;
   }
 }
 
-export function sourceOf(plan: UpgradePlan, artifact: ArtifactUrl, bytesSha256: string): ArtifactSource {
+export function sourceOf(plan: UpgradePlan, artifact: ChecksummedUrl, bytesSha256: string): ArtifactSource {
   const doc = planDocument(plan.info);
   return {
     version: 1,
@@ -143,7 +143,7 @@ export function forgetSource(dir: string): void {
  * for this platform, resolved at the halt); null when it is: the same URL and the same checksum (or none in
  * both). The document a URL Plan.info pointed at may move or change; only the artifact it names counts.
  */
-export function sourceDiffers(dir: string, expected: ArtifactUrl): string | null {
+export function sourceDiffers(dir: string, expected: ChecksummedUrl): string | null {
   const source = readSource(dir);
   if (!source) return "where it came from is not recorded (or the record is unreadable)";
   const want = recorded(expected);

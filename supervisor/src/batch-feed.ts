@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import { writeFileAtomic } from "./atomic-file.js";
 import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";

@@ -9,7 +9,7 @@ import {
   statSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
 import { lackOfSpace } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 
 type OnProgress = (received: number, total: number | null) => void;
 

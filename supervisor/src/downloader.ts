@@ -3,8 +3,8 @@ import { closeSync, createWriteStream, fsyncSync, openSync, renameSync, rmSync }
 import { dirname } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { Logger } from "../../node/src/logging/logger.js";
-import type { ArtifactUrl } from "./artifact-url.js";
+import type { ChecksummedUrl } from "@chaind/core/checksummed-url";
+import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
 import { lackOfSpace } from "./disk-space.js";
 import { FetchError, type FetchPolicy, openUrl } from "./url-fetch.js";
@@ -43,7 +43,7 @@ const LOCAL_WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPER
  * past VISOR_MAX_DOWNLOAD_BYTES and a lack of disk space are not.
  */
 export async function downloadFile(
-  src: ArtifactUrl,
+  src: ChecksummedUrl,
   dest: string,
   opts: DownloadOptions,
   deps: { logger: Logger },
@@ -80,7 +80,7 @@ export async function downloadFile(
 }
 
 async function attemptDownload(
-  src: ArtifactUrl,
+  src: ChecksummedUrl,
   partial: string,
   opts: DownloadOptions,
 ): Promise<{ bytes: number; digest: string; sha256: string }> {

@@ -1,4 +1,4 @@
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import { homeIdentity, type NodeIdentity } from "./node-identity.js";
 import type { NodeListenAddresses } from "./node-listen-addresses.js";
 import type { NodeQuery } from "./node-query.js";

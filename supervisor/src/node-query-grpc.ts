@@ -1,15 +1,15 @@
 import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
-import * as grpc from "@grpc/grpc-js";
 import {
   GetLatestBlockRequestSchema,
   GetLatestBlockResponseSchema,
   GetNodeInfoRequestSchema,
   GetNodeInfoResponseSchema,
-} from "../../node/src/gen/sdk/base/tendermint/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
 import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
-} from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import * as grpc from "@grpc/grpc-js";
 import {
   type AnsweringNode,
   NODE_QUERY_MAX_BYTES,

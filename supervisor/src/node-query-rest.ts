@@ -1,4 +1,4 @@
-import { readLimitedResponse } from "../../node/src/client/limited-response.js";
+import { readLimitedResponse } from "@chaind/core/limited-response";
 import {
   type AnsweringNode,
   NODE_QUERY_MAX_BYTES,

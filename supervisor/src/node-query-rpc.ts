@@ -1,9 +1,9 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { NodeRpcClient } from "../../node/src/client/node-rpc-client.js";
+import { NodeRpcClient } from "@chaind/core/comet-rpc-client";
 import {
   QueryCurrentPlanRequestSchema,
   QueryCurrentPlanResponseSchema,
-} from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import {
   type AnsweringNode,
   NODE_QUERY_MAX_BYTES,

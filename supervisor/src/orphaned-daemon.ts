@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import type { VisorStatus } from "./visor-status.js";
 
 /** Running, and not a zombie: an orphan that exited stays in the table until whoever adopted it reaps it. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import type { Logger } from "@chaind/core/logger";
 import { execa } from "execa";
-import type { Logger } from "../../node/src/logging/logger.js";
 import { type CrashPoint, crashPoint } from "./crash-point.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";

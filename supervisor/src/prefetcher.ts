@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import type { NodeApi } from "./node-api.js";
 import { stageUpgradeArtifact } from "./upgrade-binary.js";
 import type { VisorConfig } from "./visor-config.js";

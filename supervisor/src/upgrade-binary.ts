@@ -10,7 +10,7 @@ import {
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import { installArtifact } from "./artifact-install.js";
 import { verifyArtifactSignature } from "./artifact-signature.js";
 import {

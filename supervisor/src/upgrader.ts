@@ -1,6 +1,6 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../node/src/logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import { writeFileAtomic } from "./atomic-file.js";
 import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { parseGoDuration } from "@chaind/core/go-duration";
 import { parse } from "smol-toml";
-import { parseGoDuration } from "../../node/src/config/go-duration.js";
 import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./downloader.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";

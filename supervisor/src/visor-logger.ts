@@ -1,5 +1,5 @@
-import { type Logger, silentLogger } from "../../node/src/logging/logger.js";
-import { createWinstonLogger } from "../../node/src/logging/winston-logger.js";
+import { type Logger, silentLogger } from "@chaind/core/logger";
+import { createWinstonLogger } from "@chaind/core/winston-logger";
 import { redactUrls } from "./url-redaction.js";
 import type { VisorConfig } from "./visor-config.js";
 

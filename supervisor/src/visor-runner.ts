@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import type { Logger } from "@chaind/core/logger";
 import { watch } from "chokidar";
-import type { Logger } from "../../node/src/logging/logger.js";
 import { BatchFeed } from "./batch-feed.js";
 import { NodeApi } from "./node-api.js";
 import { stopOrphanedDaemon } from "./orphaned-daemon.js";

@@ -12,10 +12,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../harness/src/free-listener-ports.js";
 // @ts-expect-error: plain JS build script without type declarations
 import { buildRelease, goPlatform } from "../../scripts/release.js";
 

@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LocalTestnet, VISOR_CLI } from "@chaind/harness/local-testnet";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LocalTestnet, VISOR_CLI } from "../../harness/src/local-testnet.js";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
 describe("upgrades under visor when things go wrong, and ahead of time", () => {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LocalTestnet } from "@chaind/harness/local-testnet";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalTestnet } from "../../harness/src/local-testnet.js";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
 type ModuleVersions = { module_versions: { name: string; version: string }[] };

@@ -3,16 +3,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { create, getOption, toBinary } from "@bufbuild/protobuf";
+import { http } from "@chaind/proto/google/api/annotations_pb";
+import { Query as BankQuery } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { Msg as BankMsg, MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { service, signer } from "@chaind/proto/sdk/msg/v1/msg_pb";
+import { Service as TxService } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
+import { TxRawSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { describe, expect, it } from "vitest";
-import { http } from "../../node/src/gen/google/api/annotations_pb.js";
-import { Query as BankQuery } from "../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { Msg as BankMsg, MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { service, signer } from "../../node/src/gen/sdk/msg/v1/msg_pb.js";
-import { Service as TxService } from "../../node/src/gen/sdk/tx/v1beta1/service_pb.js";
-import { TxRawSchema } from "../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const committed = join(root, "node/src/gen");
+const committed = join(root, "proto/gen");
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -22,14 +22,14 @@ function listFiles(dir: string): string[] {
 }
 
 describe("proto generation", () => {
-  it("node/src/gen is what proto/ generates", () => {
+  it("proto/gen is what proto/ generates", () => {
     const out = mkdtempSync(join(tmpdir(), "proto-gen-test-"));
     try {
       execFileSync(process.execPath, [join(root, "scripts/generate-proto.js"), out], {
         cwd: root,
         stdio: "pipe",
       });
-      const hint = "node/src/gen is out of date with proto/: run npm run proto";
+      const hint = "proto/gen is out of date with proto/: run npm run proto";
       const fresh = listFiles(out);
       expect(listFiles(committed), hint).toEqual(fresh);
       for (const file of fresh) {

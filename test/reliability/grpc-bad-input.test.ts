@@ -1,8 +1,8 @@
+import { silentLogger } from "@chaind/core/logger";
 import { type Client, credentials, Metadata, makeGenericClientConstructor, status } from "@grpc/grpc-js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { startGrpcServer } from "../../node/src/server/grpc/grpc-server.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHAIND_CLI, LocalTestnet } from "@chaind/harness/local-testnet";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
-import { CHAIND_CLI, LocalTestnet } from "../../harness/src/local-testnet.js";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import { fixtureRelease } from "../e2e/releases.js";
 import { testAccount } from "../node/helpers/test-home.js";
 import { QueryLoad } from "./query-load.js";

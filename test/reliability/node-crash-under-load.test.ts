@@ -1,6 +1,6 @@
+import { silentLogger } from "@chaind/core/logger";
 import { describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { NodeProcess } from "../node/helpers/chaind-process.js";
 import { replayFromGenesis } from "../node/helpers/replay-chain.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";

@@ -1,10 +1,10 @@
 import { type DescMessage, toBinary } from "@bufbuild/protobuf";
+import { silentLogger } from "@chaind/core/logger";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
 import { ChainError } from "../../node/src/errors/chain-error.js";
 import { GrpcCode } from "../../node/src/errors/grpc-code.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";
 import { fuzzAssert } from "./fuzz-assert.js";
 import { jsFault } from "./js-fault-text.js";

@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
+import { QueryCurrentPlanRequestSchema } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import * as grpc from "@grpc/grpc-js";
-import { QueryCurrentPlanRequestSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
 
 export type QueryKind = "rest" | "grpc" | "rpc";
 

@@ -1,9 +1,9 @@
 import type { Agent } from "node:http";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
-import { MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { type RestRoute, restRoutes } from "../../node/src/server/rest/rest-routes.js";
 import { startRestServer } from "../../node/src/server/rest/rest-server.js";

@@ -1,8 +1,8 @@
 import type { Agent } from "node:http";
+import { silentLogger } from "@chaind/core/logger";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { DEFAULT_RPC_MAX_BATCH_SIZE } from "../../node/src/server/rpc/json-rpc-server.js";
 import { rpcMethods } from "../../node/src/server/rpc/rpc-methods.js";

@@ -7,6 +7,15 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { silentLogger } from "@chaind/core/logger";
+import {
+  QueryBalanceRequestSchema,
+  QueryBalanceResponseSchema,
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { TxRawSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import { QueryCurrentPlanResponseSchema } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../node/src/app/address-codec.js";
@@ -16,18 +25,6 @@ import { signTxDirect } from "../../node/src/client/direct-signing.js";
 import { readAppConfig } from "../../node/src/config/app-config.js";
 import { readNodeConfig } from "../../node/src/config/node-config.js";
 import { moduleAddress } from "../../node/src/crypto/address.js";
-import {
-  QueryBalanceRequestSchema,
-  QueryBalanceResponseSchema,
-} from "../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { TxRawSchema } from "../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
-import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import {
-  MsgCancelUpgradeSchema,
-  MsgSoftwareUpgradeSchema,
-} from "../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { parseListenAddress } from "../../node/src/server/listen-address.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { RestGateway } from "../../node/src/server/rest/rest-gateway.js";

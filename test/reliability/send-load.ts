@@ -1,12 +1,12 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { signTxDirect } from "../../node/src/client/direct-signing.js";
-import { NodeRpcClient } from "../../node/src/client/node-rpc-client.js";
-import { BaseAccountSchema } from "../../node/src/gen/sdk/auth/v1beta1/auth_pb.js";
+import { NodeRpcClient } from "@chaind/core/comet-rpc-client";
+import { BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import {
   QueryAccountRequestSchema,
   QueryAccountResponseSchema,
-} from "../../node/src/gen/sdk/auth/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/auth/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { signTxDirect } from "../../node/src/client/direct-signing.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
 import type { TestAccount } from "../node/helpers/test-home.js";
 

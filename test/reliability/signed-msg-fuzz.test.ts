@@ -1,21 +1,21 @@
 import { create, type DescMessage, fromBinary, getOption, type Message, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgMultiSendSchema, MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import {
+  MsgDepositSchema,
+  MsgSubmitProposalSchema,
+  MsgVoteSchema,
+  MsgVoteWeightedSchema,
+} from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { signer } from "@chaind/proto/sdk/msg/v1/msg_pb";
+import { MsgDelegateSchema, MsgUndelegateSchema } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../node/src/app/address-codec.js";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../node/src/client/direct-signing.js";
 import { moduleAddress } from "../../node/src/crypto/address.js";
-import { MsgMultiSendSchema, MsgSendSchema } from "../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import {
-  MsgDepositSchema,
-  MsgSubmitProposalSchema,
-  MsgVoteSchema,
-  MsgVoteWeightedSchema,
-} from "../../node/src/gen/sdk/gov/v1/tx_pb.js";
-import { signer } from "../../node/src/gen/sdk/msg/v1/msg_pb.js";
-import { MsgDelegateSchema, MsgUndelegateSchema } from "../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { replayFromGenesis } from "../node/helpers/replay-chain.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";

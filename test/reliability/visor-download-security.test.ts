@@ -26,12 +26,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { silentLogger } from "@chaind/core/logger";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { extract as extractTar } from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { installArtifact } from "../../supervisor/src/artifact-install.js";
-import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
 import { backupData } from "../../supervisor/src/data-backup.js";
 import {
   DEFAULT_DOWNLOAD,
@@ -165,7 +165,7 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
     let result: unknown;
     try {
       result = await downloadFile(
-        parseArtifactUrl(url, false),
+        parseChecksummedUrl(url, false),
         dest,
         { ...DEFAULT_DOWNLOAD, backoffMs: 1, stallTimeoutMs, policy: p },
         { logger: silentLogger },
@@ -370,7 +370,7 @@ describe("what a file: URL may reach, and how much a download may hold", () => {
         const dest = join(disk, "download");
         const err = await failure(
           downloadFile(
-            parseArtifactUrl(server.url, false),
+            parseChecksummedUrl(server.url, false),
             dest,
             { ...DEFAULT_DOWNLOAD, backoffMs: 1, policy: policy() },
             { logger: silentLogger },

@@ -14,9 +14,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { goPlatform } from "@chaind/core/go-platform";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 // @ts-expect-error: plain JS build script without type declarations
 import { buildRelease } from "../../scripts/release.js";
 import {
@@ -25,7 +26,6 @@ import {
   verifyArtifactSignature,
 } from "../../supervisor/src/artifact-signature.js";
 import { DEFAULT_MAX_DOWNLOAD_BYTES } from "../../supervisor/src/downloader.js";
-import { goPlatform } from "../../supervisor/src/go-platform.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 
 const FAKE = join(import.meta.dirname, "../../fixtures/daemons/fake-daemon.cjs");

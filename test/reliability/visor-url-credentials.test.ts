@@ -5,12 +5,12 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { silentLogger } from "@chaind/core/logger";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
-import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
 import {
   DEFAULT_DOWNLOAD,
   DEFAULT_MAX_DOWNLOAD_BYTES,
@@ -156,11 +156,11 @@ describe("artifacts behind basic auth and presigned URLs", () => {
     expect(statSync(join(dir, ".visor-source.json")).mode & 0o777).toBe(0o600);
     const record = JSON.parse(readFileSync(join(dir, ".visor-source.json"), "utf8"));
     const sha = (s: string) => createHash("sha256").update(s).digest("hex");
-    const artifact = parseArtifactUrl(
+    const artifact = parseChecksummedUrl(
       JSON.parse(readFileSync(join(files, "plan-v2.json"), "utf8")).binaries.any,
       false,
     );
-    const document = parseArtifactUrl(info, false);
+    const document = parseChecksummedUrl(info, false);
     // A digest of a URL with the password in it could be brute-forced offline; these are of the URLs without it.
     expect(record.artifact.url_sha256).not.toBe(sha(artifact.url));
     expect(record.artifact.url_sha256).toBe(sha(artifact.url.replace(`${USER}:${PASSWORD}@`, "")));
@@ -199,7 +199,7 @@ describe("artifacts behind basic auth and presigned URLs", () => {
       server.redirect("fake-v2", elsewhere.fileUrl("fake-v2"));
       const dest = join(h.root, "download");
       const got = await downloadFile(
-        parseArtifactUrl(secretUrl("fake-v2"), false),
+        parseChecksummedUrl(secretUrl("fake-v2"), false),
         dest,
         {
           ...DEFAULT_DOWNLOAD,

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { QueryCurrentPlanResponseSchema } from "../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
+import { QueryCurrentPlanResponseSchema } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import type { HomeIdentity } from "./visor-home.js";
 
 export interface FakePlan {

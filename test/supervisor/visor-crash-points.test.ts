@@ -10,9 +10,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { c as createTar } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import type { CrashPoint } from "../../supervisor/src/crash-point.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 

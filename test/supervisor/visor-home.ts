@@ -3,10 +3,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LineCollector } from "@chaind/harness/line-collector";
 import { execa, type ResultPromise } from "execa";
-import { LineCollector } from "../../harness/src/line-collector.js";
 
-export const VISOR = join(import.meta.dirname, "../../bin/visor.js");
+export const VISOR = join(import.meta.dirname, "../../supervisor/bin/visor.js");
 const FAKE = join(import.meta.dirname, "../../fixtures/daemons/fake-daemon.cjs");
 /** Copies of the fake daemon live outside the checkout: they load LevelDB from where it is installed. */
 const LEVEL_MODULE = createRequire(import.meta.url).resolve("classic-level");

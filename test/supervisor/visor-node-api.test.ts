@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, VISOR, visorHome } from "./visor-home.js";

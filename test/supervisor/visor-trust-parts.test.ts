@@ -17,12 +17,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { type Logger, silentLogger } from "@chaind/core/logger";
+import { ChainNode } from "chaind/chain/chain-node";
 import { Level } from "level";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ChainNode } from "../../node/src/chain/chain-node.js";
-import { type Logger, silentLogger } from "../../node/src/logging/logger.js";
 import { sourceDiffers, sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
-import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
 import { BatchFeed } from "../../supervisor/src/batch-feed.js";
 import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
 import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
@@ -292,7 +292,7 @@ describe("visor's record of where a fetched binary came from", () => {
 
   it("matches only the same artifact URL and checksum; keeps no credentials", () => {
     const url = `https://user:secret@releases.example/v2.tar.gz?X-Amz-Signature=tok&checksum=${a}`;
-    const artifact = parseArtifactUrl(url, false);
+    const artifact = parseChecksummedUrl(url, false);
     const info = `https://releases.example/plan.json?checksum=${b}`;
     writeSource(root, sourceOf({ name: "v2", height: 9, info }, artifact, "c".repeat(64)));
     const text = readFileSync(join(root, ".visor-source.json"), "utf8");
@@ -308,11 +308,11 @@ describe("visor's record of where a fetched binary came from", () => {
       root,
       sourceOf({ name: "v2", height: 9, info: `{"binaries":{"any":"${url}"}}` }, artifact, "c"),
     );
-    expect(sourceDiffers(root, parseArtifactUrl(url, false))).toBeNull();
-    expect(sourceDiffers(root, parseArtifactUrl(url.replace(a, b), false))).toMatch(
+    expect(sourceDiffers(root, parseChecksummedUrl(url, false))).toBeNull();
+    expect(sourceDiffers(root, parseChecksummedUrl(url.replace(a, b), false))).toMatch(
       /its checksum is sha256:a+, upgrade-info.json names sha256:b+/,
     );
-    expect(sourceDiffers(root, parseArtifactUrl(url.replace("v2.tar", "v2-fixed.tar"), false))).toMatch(
+    expect(sourceDiffers(root, parseChecksummedUrl(url.replace("v2.tar", "v2-fixed.tar"), false))).toMatch(
       /it came from https:\/\/releases.example\/v2.tar.gz, upgrade-info.json names https:\/\/releases.example\/v2-fixed.tar.gz/,
     );
     writeFileSync(join(root, ".visor-source.json"), "{");
@@ -322,7 +322,7 @@ describe("visor's record of where a fetched binary came from", () => {
   it("is 0600, and names the artifact by its URL without user information: a rotated password is the same artifact", () => {
     const url = (password: string) =>
       `https://visor:${password}@releases.example/v2.tar.gz?X-Amz-Signature=tok&checksum=${a}`;
-    const fetched = parseArtifactUrl(url("weak-pw-1"), false);
+    const fetched = parseChecksummedUrl(url("weak-pw-1"), false);
     writeSource(root, sourceOf({ name: "v2", height: 9, info: url("weak-pw-1") }, fetched, "c".repeat(64)));
     const file = join(root, ".visor-source.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -331,7 +331,7 @@ describe("visor's record of where a fetched binary came from", () => {
     // The digest of the URL with the password would let anyone who reads the record try passwords offline.
     expect(record.artifact.url_sha256).not.toBe(sha(fetched.url));
     expect(record.artifact.url_sha256).toBe(sha(fetched.url.replace("visor:weak-pw-1@", "")));
-    expect(sourceDiffers(root, parseArtifactUrl(url("rotated-pw-2"), false))).toBeNull();
+    expect(sourceDiffers(root, parseChecksummedUrl(url("rotated-pw-2"), false))).toBeNull();
     // A record written again over a 0644 one (an earlier visor's) is 0600 too.
     writeFileSync(file, "{}", { mode: 0o644 });
     writeSource(root, sourceOf({ name: "v2", height: 9, info: "" }, fetched, "c".repeat(64)));
@@ -513,7 +513,7 @@ describe("two fetches of one plan: the second to finish checks what the first in
     writeSource(dir, {
       ...sourceOf(
         { name: "v2", height: 10, info: "" },
-        parseArtifactUrl(other.artifact, false),
+        parseChecksummedUrl(other.artifact, false),
         sha(other.bytes),
       ),
       binary_sha256: sha(other.bytes),

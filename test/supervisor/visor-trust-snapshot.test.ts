@@ -14,9 +14,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { silentLogger } from "@chaind/core/logger";
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../node/src/logging/logger.js";
 import { backupData } from "../../supervisor/src/data-backup.js";
 import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
 import { readManifest } from "../../supervisor/src/leveldb-manifest.js";

@@ -10,10 +10,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
 import { sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
-import { parseArtifactUrl } from "../../supervisor/src/artifact-url.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 
@@ -215,7 +215,7 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     writeSource(dir, {
       ...sourceOf(
         { name: "v2", height: 5, info: infoFor("evil") },
-        parseArtifactUrl(fetched, false),
+        parseChecksummedUrl(fetched, false),
         sha("evil"),
       ),
       binary_sha256: sha("evil"),

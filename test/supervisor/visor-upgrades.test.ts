@@ -9,10 +9,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { goPlatform } from "@chaind/core/go-platform";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { c as createTar } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReleaseServer } from "../../harness/src/release-server.js";
-import { goPlatform } from "../../supervisor/src/go-platform.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 
 describe("visor: cosmovisor's contract with a daemon that is not chaind", () => {

@@ -1,11 +1,11 @@
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import type { Logger } from "@chaind/core/logger";
+import { TxMsgDataSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import type { GenesisDoc } from "../config/genesis.js";
 import { ChainError, toChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
-import type { Logger } from "../logging/logger.js";
 import type { AnteHandler } from "../modules/auth/ante-handler.js";
 import { computeAppHash } from "../store/app-hash.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "@chaind/core/logger";
 import type { KVStore, MultiStore } from "../store/multi-store.js";
 import { EventManager } from "./events.js";
 import { GasKVStore } from "./gas-kv-store.js";

@@ -1,7 +1,7 @@
 import { type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
+import { signer } from "@chaind/proto/sdk/msg/v1/msg_pb";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { signer } from "../gen/sdk/msg/v1/msg_pb.js";
 import { AddressCodec } from "./address-codec.js";
 
 /**

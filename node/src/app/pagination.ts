@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { ChainError } from "../errors/chain-error.js";
-import { SdkErrors } from "../errors/sdk-errors.js";
 import {
   type PageRequest,
   type PageResponse,
   PageResponseSchema,
-} from "../gen/sdk/base/query/v1beta1/pagination_pb.js";
+} from "@chaind/proto/sdk/base/query/v1beta1/pagination_pb";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import type { KVStore } from "../store/multi-store.js";
 
 export const DEFAULT_PAGE_LIMIT = 100n;

@@ -1,7 +1,4 @@
 import { type DescMessage, fromBinary, type Message } from "@bufbuild/protobuf";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { ChainError } from "../errors/chain-error.js";
-import { SdkErrors } from "../errors/sdk-errors.js";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -9,7 +6,10 @@ import {
   TxBodySchema,
   type TxRaw,
   TxRawSchema,
-} from "../gen/sdk/tx/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import type { Namespace } from "./namespace.js";
 import type { TypeRegistry } from "./type-registry.js";
 

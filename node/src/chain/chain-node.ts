@@ -1,3 +1,4 @@
+import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
 import { type AppConfig, readAppConfig } from "../config/app-config.js";
@@ -9,7 +10,6 @@ import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
-import type { Logger } from "../logging/logger.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
 import { pruningFromAppConfig } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";

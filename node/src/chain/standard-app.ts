@@ -1,13 +1,13 @@
+import type { Logger } from "@chaind/core/logger";
+import { file_sdk_auth_v1beta1_auth } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
+import { file_sdk_crypto_ed25519_keys } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
+import { file_sdk_crypto_secp256k1_keys } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import { file_sdk_tx_v1beta1_tx } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { AddressCodec } from "../app/address-codec.js";
 import { App, type AppOptions } from "../app/app.js";
 import type { AppModule } from "../app/app-module.js";
 import { TypeRegistry } from "../app/type-registry.js";
 import { moduleAddress } from "../crypto/address.js";
-import { file_sdk_auth_v1beta1_auth } from "../gen/sdk/auth/v1beta1/auth_pb.js";
-import { file_sdk_crypto_ed25519_keys } from "../gen/sdk/crypto/ed25519/keys_pb.js";
-import { file_sdk_crypto_secp256k1_keys } from "../gen/sdk/crypto/secp256k1/keys_pb.js";
-import { file_sdk_tx_v1beta1_tx } from "../gen/sdk/tx/v1beta1/tx_pb.js";
-import type { Logger } from "../logging/logger.js";
 import { AccountKeeper } from "../modules/auth/account-keeper.js";
 import { type AnteHandler, createAnteHandler, FEE_COLLECTOR } from "../modules/auth/ante-handler.js";
 import { AuthModule } from "../modules/auth/auth-module.js";

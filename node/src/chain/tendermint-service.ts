@@ -1,9 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { AddressCodec } from "../app/address-codec.js";
-import type { ServiceRegistrar } from "../app/service-registrar.js";
-import { ChainError } from "../errors/chain-error.js";
-import { SdkErrors } from "../errors/sdk-errors.js";
 import {
   GetBlockByHeightResponseSchema,
   GetLatestBlockResponseSchema,
@@ -11,8 +7,12 @@ import {
   GetNodeInfoResponseSchema,
   GetSyncingResponseSchema,
   Service,
-} from "../gen/sdk/base/tendermint/v1beta1/query_pb.js";
-import { PubKeySchema } from "../gen/sdk/crypto/ed25519/keys_pb.js";
+} from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
+import { AddressCodec } from "../app/address-codec.js";
+import type { ServiceRegistrar } from "../app/service-registrar.js";
+import { ChainError } from "../errors/chain-error.js";
+import { SdkErrors } from "../errors/sdk-errors.js";
 import { COMET_VERSION } from "../server/rpc/rpc-methods.js";
 import type { ChainNode } from "./chain-node.js";
 

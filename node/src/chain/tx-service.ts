@@ -1,4 +1,14 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
+import { TxMsgDataSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
+import {
+  BroadcastMode,
+  BroadcastTxResponseSchema,
+  GetTxResponseSchema,
+  GetTxsEventResponseSchema,
+  OrderBy,
+  Service,
+  SimulateResponseSchema,
+} from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
@@ -9,16 +19,6 @@ import { parseTxQuery, searchTxs } from "../consensus/tx-search.js";
 import { ChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { TxMsgDataSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
-import {
-  BroadcastMode,
-  BroadcastTxResponseSchema,
-  GetTxResponseSchema,
-  GetTxsEventResponseSchema,
-  OrderBy,
-  Service,
-  SimulateResponseSchema,
-} from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { committedTxResponse, eventsProto, txOfRaw, txResponse } from "./tx-response.js";
 
 /**

@@ -1,7 +1,7 @@
+import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
-import { NodeCallError } from "../client/node-rpc-client.js";
 import { CliError } from "./cli-error.js";
 import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";

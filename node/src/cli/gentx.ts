@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create, fromBinary, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
+import { MsgCreateValidatorSchema } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import type { CommandModule } from "yargs";
 import { AddressCodec } from "../app/address-codec.js";
 import { Coins } from "../app/coins.js";
@@ -10,9 +13,6 @@ import { encodeAuthInfo, encodeBody, signTxDirect } from "../client/direct-signi
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
-import { PubKeySchema } from "../gen/sdk/crypto/ed25519/keys_pb.js";
-import { MsgCreateValidatorSchema } from "../gen/sdk/staking/v1beta1/tx_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { CliError } from "./cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import { cliTypes } from "./cli-types.js";

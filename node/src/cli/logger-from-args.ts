@@ -1,5 +1,5 @@
-import type { Logger } from "../logging/logger.js";
-import { createWinstonLogger, parseLogLevel } from "../logging/winston-logger.js";
+import type { Logger } from "@chaind/core/logger";
+import { createWinstonLogger, parseLogLevel } from "@chaind/core/winston-logger";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 

@@ -1,5 +1,5 @@
+import { packageVersion } from "@chaind/core/package-version";
 import { standardAppDefinition } from "../chain/app-definition.js";
 import { runChaindCli } from "./chaind-cli.js";
-import { packageVersion } from "./package-version.js";
 
-void runChaindCli(standardAppDefinition("chaind", packageVersion()));
+void runChaindCli(standardAppDefinition("chaind", packageVersion(import.meta.url)));

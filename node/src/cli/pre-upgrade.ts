@@ -1,10 +1,10 @@
+import { silentLogger } from "@chaind/core/logger";
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { readAppConfig } from "../config/app-config.js";
 import { readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readNodeConfig } from "../config/node-config.js";
-import { silentLogger } from "../logging/logger.js";
 import { pruningFromAppConfig } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import { StoreLockedError } from "../store/store-errors.js";

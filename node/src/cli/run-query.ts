@@ -10,8 +10,8 @@ import {
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
+import { NodeCallError, NodeRpcClient } from "@chaind/core/comet-rpc-client";
 import { PROTO_JSON_WRITE } from "../app/proto-json.js";
-import { NodeCallError, NodeRpcClient } from "../client/node-rpc-client.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults, type QueryArgs } from "./query-options.js";
 

@@ -1,5 +1,8 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { NodeCallError } from "@chaind/core/comet-rpc-client";
+import { SimulateRequestSchema, SimulateResponseSchema } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
+import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { AddressCodec } from "../app/address-codec.js";
 import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
@@ -16,10 +19,7 @@ import {
   type UnsignedTxParts,
 } from "../client/direct-signing.js";
 import type { KeySigner } from "../client/keyring/keyring.js";
-import { NodeCallError } from "../client/node-rpc-client.js";
 import { ChainError } from "../errors/chain-error.js";
-import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
-import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { type ChainAccount, chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { parseGoDuration } from "@chaind/core/go-duration";
 import type { CommandModule } from "yargs";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
@@ -7,7 +8,6 @@ import { addGenesisValidator, setGovPeriods } from "../chain/genesis-validators.
 import { HomeExistsError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { writeGenesis } from "../config/genesis.js";
-import { parseGoDuration } from "../config/go-duration.js";
 import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 

@@ -1,15 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
-import type { Argv, CommandModule } from "yargs";
-import { AddressCodec } from "../app/address-codec.js";
-import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
-import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
-import { packedTxSigners } from "../app/tx-signers.js";
-import type { TypeRegistry } from "../app/type-registry.js";
-import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
-import { NodeCallError } from "../client/node-rpc-client.js";
-import { ChainError } from "../errors/chain-error.js";
-import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
+import { NodeCallError } from "@chaind/core/comet-rpc-client";
+import { SimulateRequestSchema, SimulateResponseSchema } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -18,7 +10,15 @@ import {
   TxBodySchema,
   TxRawSchema,
   TxSchema,
-} from "../gen/sdk/tx/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import type { Argv, CommandModule } from "yargs";
+import { AddressCodec } from "../app/address-codec.js";
+import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
+import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
+import { packedTxSigners } from "../app/tx-signers.js";
+import type { TypeRegistry } from "../app/type-registry.js";
+import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
+import { ChainError } from "../errors/chain-error.js";
 import { chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { keyringOptions, withCliKeyring } from "./cli-keyring.js";

@@ -1,8 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { PubKeySchema } from "../gen/sdk/crypto/secp256k1/keys_pb.js";
-import { SignMode } from "../gen/sdk/tx/signing/v1beta1/signing_pb.js";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import {
   AuthInfoSchema,
   SignDocSchema,
@@ -10,7 +10,7 @@ import {
   SignerInfoSchema,
   TxBodySchema,
   TxRawSchema,
-} from "../gen/sdk/tx/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 
 /** One signer of a tx: its key, the numbers the chain knows it by, and how it signs. */
 export interface DirectSigner {

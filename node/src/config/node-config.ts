@@ -1,4 +1,4 @@
-import { formatGoDuration, parseGoDuration } from "./go-duration.js";
+import { formatGoDuration, parseGoDuration } from "@chaind/core/go-duration";
 import { readTomlFile, TomlReader } from "./toml-file.js";
 
 /** `config/config.toml`: the node's consensus, RPC and mempool settings, CometBFT names and defaults. */

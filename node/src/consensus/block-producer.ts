@@ -1,10 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { sha256 } from "@noble/hashes/sha2.js";
-import type { App } from "../app/app.js";
-import type { TxResult } from "../app/tx-result.js";
-import { type Block, BlockSchema } from "../gen/tendermint/types/block_pb.js";
-import { EvidenceListSchema } from "../gen/tendermint/types/evidence_pb.js";
+import type { Logger } from "@chaind/core/logger";
+import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
+import { EvidenceListSchema } from "@chaind/proto/tendermint/types/evidence_pb";
 import {
   BlockIDSchema,
   BlockMetaSchema,
@@ -13,9 +11,11 @@ import {
   DataSchema,
   HeaderSchema,
   PartSetHeaderSchema,
-} from "../gen/tendermint/types/types_pb.js";
-import { BlockIDFlag } from "../gen/tendermint/types/validator_pb.js";
-import type { Logger } from "../logging/logger.js";
+} from "@chaind/proto/tendermint/types/types_pb";
+import { BlockIDFlag } from "@chaind/proto/tendermint/types/validator_pb";
+import { sha256 } from "@noble/hashes/sha2.js";
+import type { App } from "../app/app.js";
+import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "./block-store.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";

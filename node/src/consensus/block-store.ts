@@ -1,6 +1,6 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { type Block, BlockSchema } from "../gen/tendermint/types/block_pb.js";
-import { type BlockMeta, BlockMetaSchema } from "../gen/tendermint/types/types_pb.js";
+import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
+import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
 import { BLOCK_STORE_KEYSPACES } from "../store/keyspaces.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";

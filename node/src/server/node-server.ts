@@ -1,5 +1,5 @@
+import type { Logger } from "@chaind/core/logger";
 import type { ChainNode } from "../chain/chain-node.js";
-import type { Logger } from "../logging/logger.js";
 
 /** A listener serving a running node (RPC, gRPC, REST, metrics). */
 export interface NodeServer {

@@ -1,5 +1,5 @@
+import type { Logger } from "@chaind/core/logger";
 import type { ChainNode } from "../chain/chain-node.js";
-import type { Logger } from "../logging/logger.js";
 import { startGrpcServer } from "./grpc/grpc-server.js";
 import { startMetricsServer } from "./metrics/metrics-server.js";
 import type { NodeServer, NodeServerFactory } from "./node-server.js";

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
+import type { Logger } from "@chaind/core/logger";
 import { Level } from "level";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import type { Logger } from "../logging/logger.js";
 import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";

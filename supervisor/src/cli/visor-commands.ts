@@ -9,8 +9,8 @@ import {
   rmSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { packageVersion } from "@chaind/core/package-version";
 import { execa } from "execa";
-import { packageVersion } from "../../../node/src/cli/package-version.js";
 import { forgetSource } from "../artifact-source.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { readBatch } from "../batch-feed.js";
@@ -60,7 +60,7 @@ export async function versionCommand(
   config: VisorConfig,
   opts: { json: boolean; visorOnly: boolean },
 ): Promise<void> {
-  const visor = packageVersion();
+  const visor = packageVersion(import.meta.url);
   if (opts.visorOnly) {
     out(opts.json ? JSON.stringify({ cosmovisor_version: visor }) : `visor version: ${visor}`);
     return;

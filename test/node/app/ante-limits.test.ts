@@ -1,10 +1,10 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect, type UnsignedTxParts } from "../../../node/src/client/direct-signing.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
 
 const alice = testAccount("alice");

@@ -1,4 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
+import { SimulateRequestSchema } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
+import { TxRawSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import {
   DirectSecp256k1Wallet,
   type EncodeObject,
@@ -9,8 +11,6 @@ import {
 } from "@cosmjs/proto-signing";
 import { defaultRegistryTypes, SigningStargateClient, type StdFee } from "@cosmjs/stargate";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SimulateRequestSchema } from "../../../node/src/gen/sdk/tx/v1beta1/service_pb.js";
-import { TxRawSchema } from "../../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
 import { AppChain } from "../helpers/app-chain.js";
 import { testAccount } from "../helpers/test-home.js";
 

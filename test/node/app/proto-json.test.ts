@@ -1,10 +1,10 @@
 import { create, toBinary, toJson } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import { TxBodySchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { describe, expect, it } from "vitest";
 import { fromProtoJson, PROTO_JSON_WRITE } from "../../../node/src/app/proto-json.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { PubKeySchema } from "../../../node/src/gen/sdk/crypto/secp256k1/keys_pb.js";
-import { TxBodySchema } from "../../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
 import { TEST_DEFINITION } from "../helpers/test-home.js";
 
 const types = TEST_DEFINITION.assemble({ chainId: "t", bech32Prefix: "sdk", minGasPrices: "" }).types;

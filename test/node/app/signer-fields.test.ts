@@ -1,28 +1,24 @@
 import { create, type DescMessage, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AddressCodec } from "../../../node/src/app/address-codec.js";
-import { signTxDirect } from "../../../node/src/client/direct-signing.js";
-import { moduleAddress } from "../../../node/src/crypto/address.js";
-import { MsgMultiSendSchema, MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { PubKeySchema } from "../../../node/src/gen/sdk/crypto/ed25519/keys_pb.js";
-import { VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
-import { QueryVotesRequestSchema } from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
-import {
-  MsgDepositSchema,
-  MsgSubmitProposalSchema,
-  MsgVoteSchema,
-} from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
+import { MsgMultiSendSchema, MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
+import { VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { QueryVotesRequestSchema } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { MsgDepositSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import {
   QueryDelegatorDelegationsRequestSchema,
   QueryValidatorsRequestSchema,
-} from "../../../node/src/gen/sdk/staking/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import {
   MsgCreateValidatorSchema,
   MsgDelegateSchema,
   MsgUndelegateSchema,
-} from "../../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
+import { MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AddressCodec } from "../../../node/src/app/address-codec.js";
+import { signTxDirect } from "../../../node/src/client/direct-signing.js";
+import { moduleAddress } from "../../../node/src/crypto/address.js";
 import { AppChain } from "../helpers/app-chain.js";
 import { anyOf } from "../helpers/signed-tx.js";
 import { type TestAccount, testAccount } from "../helpers/test-home.js";

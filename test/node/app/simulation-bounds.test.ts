@@ -1,4 +1,11 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { silentLogger } from "@chaind/core/logger";
+import {
+  QueryAllBalancesRequestSchema,
+  QueryBalanceRequestSchema,
+  QueryBalanceResponseSchema,
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   DEFAULT_SIMULATION_GAS_LIMIT,
@@ -13,13 +20,6 @@ import { readGenesis, writeGenesis } from "../../../node/src/config/genesis.js";
 import { HomeLayout } from "../../../node/src/config/home-layout.js";
 import { isChainError } from "../../../node/src/errors/chain-error.js";
 import { GrpcCode } from "../../../node/src/errors/grpc-code.js";
-import {
-  QueryAllBalancesRequestSchema,
-  QueryBalanceRequestSchema,
-  QueryBalanceResponseSchema,
-} from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { anyOf } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, type TestAccount, testAccount } from "../helpers/test-home.js";
 

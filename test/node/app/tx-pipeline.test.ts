@@ -1,20 +1,20 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { signTxDirect, type UnsignedTxParts } from "../../../node/src/client/direct-signing.js";
-import { BaseAccountSchema } from "../../../node/src/gen/sdk/auth/v1beta1/auth_pb.js";
+import { silentLogger } from "@chaind/core/logger";
+import { BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import {
   QueryAccountRequestSchema,
   QueryAccountResponseSchema,
-} from "../../../node/src/gen/sdk/auth/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import {
   QueryAllBalancesRequestSchema,
   QueryAllBalancesResponseSchema,
-} from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { TxRawSchema } from "../../../node/src/gen/sdk/tx/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { TxRawSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { signTxDirect, type UnsignedTxParts } from "../../../node/src/client/direct-signing.js";
 import { makeTestHome, TEST_DEFINITION, type TestAccount, testAccount } from "../helpers/test-home.js";
 
 const alice = testAccount("alice");

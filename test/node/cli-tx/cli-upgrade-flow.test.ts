@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listenOnPickedPorts, useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listenOnPickedPorts, useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind CLI against a running node: sends, queries and an upgrade proposal to the halt", () => {

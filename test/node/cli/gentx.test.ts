@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
+import { QueryValidatorsResponseSchema } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
+import { BondStatus } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
-import { QueryValidatorsResponseSchema } from "../../../node/src/gen/sdk/staking/v1beta1/query_pb.js";
-import { BondStatus } from "../../../node/src/gen/sdk/staking/v1beta1/staking_pb.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("genesis gentx and collect-gentxs", () => {

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 const COSMOS_MESSAGE = "set min gas price in app.toml or flag or env variable: error in app.toml";

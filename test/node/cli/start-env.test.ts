@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { flagEnvName, flagOrEnv } from "../../../node/src/cli/flag-env.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 

@@ -1,16 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { AddressCodec } from "../../../node/src/app/address-codec.js";
-import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { silentLogger } from "@chaind/core/logger";
 import {
   QueryBalanceRequestSchema,
   QueryBalanceResponseSchema,
   QueryParamsRequestSchema,
   QueryParamsResponseSchema,
-} from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { MsgSendSchema, MsgUpdateParamsSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { ProposalStatus, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { MsgSendSchema, MsgUpdateParamsSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { ProposalStatus, VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   QueryProposalRequestSchema,
   QueryProposalResponseSchema,
@@ -18,15 +16,17 @@ import {
   QueryProposalsResponseSchema,
   QueryVoteRequestSchema,
   QueryVoteResponseSchema,
-} from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
+} from "@chaind/proto/sdk/gov/v1/query_pb";
 import {
   MsgDepositSchema,
   MsgSubmitProposalSchema,
   MsgVoteSchema,
   MsgVoteWeightedSchema,
-} from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
-import { MsgDelegateSchema, MsgUndelegateSchema } from "../../../node/src/gen/sdk/staking/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+} from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { MsgDelegateSchema, MsgUndelegateSchema } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
+import { afterEach, describe, expect, it } from "vitest";
+import { AddressCodec } from "../../../node/src/app/address-codec.js";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { GOV_ADDRESS, queryApp } from "../helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";

@@ -1,17 +1,17 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { TxResult } from "../../../node/src/app/tx-result.js";
-import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { BaseAccountSchema } from "../../../node/src/gen/sdk/auth/v1beta1/auth_pb.js";
+import { silentLogger } from "@chaind/core/logger";
+import { BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import {
   QueryAccountRequestSchema,
   QueryAccountResponseSchema,
-} from "../../../node/src/gen/sdk/auth/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import {
   QueryAllBalancesRequestSchema,
   QueryAllBalancesResponseSchema,
-} from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { PubKeySchema } from "../../../node/src/gen/sdk/crypto/secp256k1/keys_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import type { TxResult } from "../../../node/src/app/tx-result.js";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { makeTestHome, TEST_DEFINITION } from "./test-home.js";
 
 /**

@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import { LineCollector } from "@chaind/harness/line-collector";
 import { execa, type ResultPromise } from "execa";
-import { LineCollector } from "../../../harness/src/line-collector.js";
 
-export const CHAIND_BIN = join(import.meta.dirname, "../../../bin/chaind.js");
+export const CHAIND_BIN = join(import.meta.dirname, "../../../node/bin/chaind.js");
 
 /** Runs a chaind command to completion. */
 export function chaind(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {

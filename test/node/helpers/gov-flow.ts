@@ -1,15 +1,12 @@
 import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { type Proposal, VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { QueryProposalRequestSchema, QueryProposalResponseSchema } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { MsgSubmitProposalSchema, MsgVoteSchema } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import { expect } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import type { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { moduleAddress } from "../../../node/src/crypto/address.js";
-import { type Proposal, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
-import {
-  QueryProposalRequestSchema,
-  QueryProposalResponseSchema,
-} from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
-import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
 import { anyOf, type TxSigner } from "./signed-tx.js";
 
 export const GOV_ADDRESS = new AddressCodec("sdk").toString(moduleAddress("gov"));

@@ -1,7 +1,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { silentLogger } from "@chaind/core/logger";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { makeTestHome, TEST_DEFINITION } from "./test-home.js";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();

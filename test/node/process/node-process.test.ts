@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { silentLogger } from "@chaind/core/logger";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { useFreeListenerPorts } from "../../../harness/src/free-listener-ports.js";
 import { BlockStore } from "../../../node/src/consensus/block-store.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { StateStore } from "../../../node/src/store/state-store.js";
 import { chaind, NodeProcess } from "../helpers/chaind-process.js";
 

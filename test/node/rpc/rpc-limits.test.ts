@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "no
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { silentLogger } from "@chaind/core/logger";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { HomeLayout } from "../../../node/src/config/home-layout.js";
 import { defaultNodeConfig, readNodeConfig, renderConfigToml } from "../../../node/src/config/node-config.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { GenesisAppState } from "../../../node/src/server/rpc/genesis-app-state.js";
 import {

@@ -1,11 +1,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { silentLogger } from "@chaind/core/logger";
+import { QueryAccountRequestSchema } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
-import { QueryAccountRequestSchema } from "../../../node/src/gen/sdk/auth/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";

@@ -1,16 +1,16 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { silentLogger } from "@chaind/core/logger";
 import {
   ServerReflectionRequestSchema,
   type ServerReflectionResponse,
   ServerReflectionResponseSchema,
-} from "../../../node/src/gen/grpc/reflection/v1/reflection_pb.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+} from "@chaind/proto/grpc/reflection/v1/reflection_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { startGrpcServer } from "../../../node/src/server/grpc/grpc-server.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { gatewayJson } from "../../../node/src/server/rest/gateway-json.js";
@@ -149,7 +149,7 @@ describe("gRPC server", () => {
     const before = node.store.latestHeight;
     await node.producer.produce();
     const { QueryBalanceRequestSchema, QueryBalanceResponseSchema } = await import(
-      "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js"
+      "@chaind/proto/sdk/bank/v1beta1/query_pb"
     );
     const req = toBinary(
       QueryBalanceRequestSchema,
@@ -174,7 +174,7 @@ describe("gRPC server", () => {
       expect(r.err?.code, h).toBe(grpc.status.INVALID_ARGUMENT);
       expect(r.err?.details, h).toMatch(msg);
     }
-    const { QueryAccountRequestSchema } = await import("../../../node/src/gen/sdk/auth/v1beta1/query_pb.js");
+    const { QueryAccountRequestSchema } = await import("@chaind/proto/sdk/auth/v1beta1/query_pb");
     const acct = await call(
       "/cosmos.auth.v1beta1.Query/Account",
       toBinary(QueryAccountRequestSchema, create(QueryAccountRequestSchema, { address: alice.address })),

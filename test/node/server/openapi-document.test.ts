@@ -1,8 +1,8 @@
+import { Query as BankQuery } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { Query as GovQuery } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { Service as TxService } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
+import { Query as UpgradeQuery } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import { describe, expect, it } from "vitest";
-import { Query as BankQuery } from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
-import { Query as GovQuery } from "../../../node/src/gen/sdk/gov/v1/query_pb.js";
-import { Service as TxService } from "../../../node/src/gen/sdk/tx/v1beta1/service_pb.js";
-import { Query as UpgradeQuery } from "../../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
 import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";
 import { openApiDocument } from "../../../node/src/server/swagger/openapi-document.js";
 

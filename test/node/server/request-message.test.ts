@@ -1,12 +1,12 @@
 import { create, createMutableRegistry } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
-import { ChainError } from "../../../node/src/errors/chain-error.js";
 import {
   type GetTxsEventRequest,
   GetTxsEventRequestSchema,
   OrderBy,
   SimulateRequestSchema,
-} from "../../../node/src/gen/sdk/tx/v1beta1/service_pb.js";
+} from "@chaind/proto/sdk/tx/v1beta1/service_pb";
+import { describe, expect, it } from "vitest";
+import { ChainError } from "../../../node/src/errors/chain-error.js";
 import { PathTemplate } from "../../../node/src/server/rest/path-template.js";
 import { requestMessage } from "../../../node/src/server/rest/request-message.js";
 

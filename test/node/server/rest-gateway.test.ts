@@ -1,9 +1,9 @@
 import { createConnection, type Socket } from "node:net";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { RestGateway } from "../../../node/src/server/rest/rest-gateway.js";
 import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";

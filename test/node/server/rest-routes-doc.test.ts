@@ -1,16 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DescService } from "@bufbuild/protobuf";
+import { silentLogger } from "@chaind/core/logger";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";
 import { renderRestRoutesDoc, servicesIn } from "../../../node/src/server/rest/rest-routes-doc.js";
 import { makeTestHome, TEST_DEFINITION } from "../helpers/test-home.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
-const GEN = join(ROOT, "node/src/gen");
+const GEN = join(ROOT, "proto/gen");
 const DOC = join(ROOT, "docs/REST-ROUTES.md");
 
 async function generatedServices(): Promise<DescService[]> {

@@ -1,10 +1,10 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   QueryBalanceRequestSchema,
   QueryBalanceResponseSchema,
-} from "../../../node/src/gen/sdk/bank/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeProcess } from "../helpers/chaind-process.js";
 import { makeTestHome, testAccount } from "../helpers/test-home.js";
 

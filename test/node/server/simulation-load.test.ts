@@ -1,12 +1,12 @@
 import { create, toBinary } from "@bufbuild/protobuf";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { SimulateRequestSchema } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_TX_MSGS, SIMULATION_CONCURRENCY } from "../../../node/src/app/simulation-limits.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { SimulateRequestSchema } from "../../../node/src/gen/sdk/tx/v1beta1/service_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { startGrpcServer } from "../../../node/src/server/grpc/grpc-server.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRestServer } from "../../../node/src/server/rest/rest-server.js";

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+import { silentLogger } from "@chaind/core/logger";
 import { ChangeSet } from "../../../node/src/store/change-set.js";
 import { PRUNING_NOTHING, type PruningOptions } from "../../../node/src/store/pruning.js";
 import { StateStore } from "../../../node/src/store/state-store.js";

@@ -1,6 +1,6 @@
+import { silentLogger } from "@chaind/core/logger";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { makeTestHome } from "../helpers/test-home.js";
 
 describe("halt-height and halt-time from app.toml", () => {

@@ -1,3 +1,9 @@
+import { silentLogger } from "@chaind/core/logger";
+import {
+  QueryModuleVersionsRequestSchema,
+  QueryModuleVersionsResponseSchema,
+} from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { NotesModule } from "../../../fixtures/testchain/notes-module.js";
 import { testchainV1 } from "../../../fixtures/testchain/v1/app.js";
@@ -5,12 +11,6 @@ import { testchainV2 } from "../../../fixtures/testchain/v2/app.js";
 import { testchainV3 } from "../../../fixtures/testchain/v3/app.js";
 import { type AppDefinition, defineApp } from "../../../node/src/chain/app-definition.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import {
-  QueryModuleVersionsRequestSchema,
-  QueryModuleVersionsResponseSchema,
-} from "../../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import { MsgSoftwareUpgradeSchema } from "../../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
 import { GOV_ADDRESS, passProposal, queryApp } from "../helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, testAccount } from "../helpers/test-home.js";

@@ -1,11 +1,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { defineApp } from "../../../node/src/chain/app-definition.js";
-import { ChainNode } from "../../../node/src/chain/chain-node.js";
-import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
-import { ProposalStatus, VoteOption } from "../../../node/src/gen/sdk/gov/v1/gov_pb.js";
-import { MsgSubmitProposalSchema, MsgVoteSchema } from "../../../node/src/gen/sdk/gov/v1/tx_pb.js";
+import { silentLogger } from "@chaind/core/logger";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { ProposalStatus, VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { MsgSubmitProposalSchema, MsgVoteSchema } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import {
   QueryAppliedPlanRequestSchema,
   QueryAppliedPlanResponseSchema,
@@ -13,12 +11,11 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsRequestSchema,
   QueryModuleVersionsResponseSchema,
-} from "../../../node/src/gen/sdk/upgrade/v1beta1/query_pb.js";
-import {
-  MsgCancelUpgradeSchema,
-  MsgSoftwareUpgradeSchema,
-} from "../../../node/src/gen/sdk/upgrade/v1beta1/tx_pb.js";
-import { silentLogger } from "../../../node/src/logging/logger.js";
+} from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
+import { afterEach, describe, expect, it } from "vitest";
+import { defineApp } from "../../../node/src/chain/app-definition.js";
+import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { UpgradeHaltError } from "../../../node/src/modules/upgrade/upgrade-halt.js";
 import { GOV_ADDRESS, passProposal, queryApp } from "../helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";

@@ -1,9 +1,5 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
-import type { AddressCodec } from "../../app/address-codec.js";
-import type { Context } from "../../app/context.js";
-import type { TypeRegistry } from "../../app/type-registry.js";
-import { moduleAddress } from "../../crypto/address.js";
 import {
   type BaseAccount,
   BaseAccountSchema,
@@ -11,7 +7,11 @@ import {
   ModuleAccountSchema,
   type Params,
   ParamsSchema,
-} from "../../gen/sdk/auth/v1beta1/auth_pb.js";
+} from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
+import type { AddressCodec } from "../../app/address-codec.js";
+import type { Context } from "../../app/context.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { moduleAddress } from "../../crypto/address.js";
 
 export const AUTH_STORE = "acc";
 

@@ -1,4 +1,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
+import { SignDocSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { parseDecCoins, requiredFee } from "../../app/dec-coins.js";
@@ -9,9 +12,6 @@ import { addressFromPubKey } from "../../crypto/address.js";
 import { verifySecp256k1 } from "../../crypto/secp256k1.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
-import { PubKeySchema } from "../../gen/sdk/crypto/secp256k1/keys_pb.js";
-import { SignMode } from "../../gen/sdk/tx/signing/v1beta1/signing_pb.js";
-import { SignDocSchema } from "../../gen/sdk/tx/v1beta1/tx_pb.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
 

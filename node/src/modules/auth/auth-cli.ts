@@ -1,8 +1,8 @@
+import { Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { CommandModule } from "yargs";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
 import { printMessage, runQuery } from "../../cli/run-query.js";
-import { Query } from "../../gen/sdk/auth/v1beta1/query_pb.js";
 
 export function authQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
   return {

@@ -1,12 +1,12 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { file_sdk_auth_v1beta1_auth } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
+import { type GenesisState, GenesisStateSchema } from "@chaind/proto/sdk/auth/v1beta1/genesis_pb";
+import { file_sdk_auth_v1beta1_query, Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { file_sdk_auth_v1beta1_auth } from "../../gen/sdk/auth/v1beta1/auth_pb.js";
-import { type GenesisState, GenesisStateSchema } from "../../gen/sdk/auth/v1beta1/genesis_pb.js";
-import { file_sdk_auth_v1beta1_query, Query } from "../../gen/sdk/auth/v1beta1/query_pb.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
 import { FEE_COLLECTOR } from "./ante-handler.js";
 import { authQueryServer } from "./auth-query-server.js";

@@ -1,10 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import type { Context } from "../../app/context.js";
-import { paginate } from "../../app/pagination.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { GrpcCode } from "../../errors/grpc-code.js";
-import { BaseAccountSchema } from "../../gen/sdk/auth/v1beta1/auth_pb.js";
+import { BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import {
   AddressBytesToStringResponseSchema,
   AddressStringToBytesResponseSchema,
@@ -17,7 +12,12 @@ import {
   QueryModuleAccountByNameResponseSchema,
   QueryModuleAccountsResponseSchema,
   QueryParamsResponseSchema,
-} from "../../gen/sdk/auth/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/auth/v1beta1/query_pb";
+import type { Context } from "../../app/context.js";
+import { paginate } from "../../app/pagination.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
 import { type AccountKeeper, AUTH_STORE, AuthKeys, type StoredAccount } from "./account-keeper.js";
 
 const notFound = (msg: string) => new ChainError("sdk", 22, GrpcCode.NOT_FOUND, msg);

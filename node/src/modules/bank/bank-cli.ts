@@ -1,4 +1,6 @@
 import { create } from "@bufbuild/protobuf";
+import { Query } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
@@ -7,8 +9,6 @@ import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
 import { printMessage, runQuery } from "../../cli/run-query.js";
 import { runTx } from "../../cli/run-tx.js";
 import { type TxArgs, txOptions } from "../../cli/tx-options.js";
-import { Query } from "../../gen/sdk/bank/v1beta1/query_pb.js";
-import { MsgSendSchema } from "../../gen/sdk/bank/v1beta1/tx_pb.js";
 
 export function bankTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
   return {

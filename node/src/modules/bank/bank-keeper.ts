@@ -1,10 +1,10 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Params, ParamsSchema } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
-import { type Params, ParamsSchema } from "../../gen/sdk/bank/v1beta1/bank_pb.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 
 export const BANK_STORE = "bank";

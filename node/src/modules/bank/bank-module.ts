@@ -1,13 +1,13 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { file_sdk_bank_v1beta1_bank } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
+import { type GenesisState, GenesisStateSchema } from "@chaind/proto/sdk/bank/v1beta1/genesis_pb";
+import { file_sdk_bank_v1beta1_query, Query } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import { file_sdk_bank_v1beta1_tx, Msg } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
-import { file_sdk_bank_v1beta1_bank } from "../../gen/sdk/bank/v1beta1/bank_pb.js";
-import { type GenesisState, GenesisStateSchema } from "../../gen/sdk/bank/v1beta1/genesis_pb.js";
-import { file_sdk_bank_v1beta1_query, Query } from "../../gen/sdk/bank/v1beta1/query_pb.js";
-import { file_sdk_bank_v1beta1_tx, Msg } from "../../gen/sdk/bank/v1beta1/tx_pb.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";
 import { bankMsgServer } from "./bank-msg-server.js";

@@ -1,16 +1,16 @@
 import { create } from "@bufbuild/protobuf";
-import { Coins } from "../../app/coins.js";
-import type { Context } from "../../app/context.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
 import {
   type Msg,
   MsgMultiSendResponseSchema,
   MsgSendResponseSchema,
   MsgSetSendEnabledResponseSchema,
   MsgUpdateParamsResponseSchema,
-} from "../../gen/sdk/bank/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "./bank-keeper.js";
 

@@ -1,10 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import { validateDenom } from "../../app/coins.js";
-import type { Context } from "../../app/context.js";
-import { paginate } from "../../app/pagination.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { GrpcCode } from "../../errors/grpc-code.js";
 import {
   type Query,
   QueryAllBalancesResponseSchema,
@@ -13,9 +7,15 @@ import {
   QuerySpendableBalancesResponseSchema,
   QuerySupplyOfResponseSchema,
   QueryTotalSupplyResponseSchema,
-} from "../../gen/sdk/bank/v1beta1/query_pb.js";
-import type { PageRequest } from "../../gen/sdk/base/query/v1beta1/pagination_pb.js";
-import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
+import type { PageRequest } from "@chaind/proto/sdk/base/query/v1beta1/pagination_pb";
+import { CoinSchema } from "@chaind/proto/sdk/base/v1beta1/coin_pb";
+import { validateDenom } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { paginate } from "../../app/pagination.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { BANK_STORE, type BankKeeper, BankKeys, balancesPrefix, decodeAmount } from "./bank-keeper.js";
 

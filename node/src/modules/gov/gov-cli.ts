@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { create, type JsonValue } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { ProposalStatus, VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { Query } from "@chaind/proto/sdk/gov/v1/query_pb";
+import {
+  MsgDepositSchema,
+  MsgSubmitProposalSchema,
+  MsgVoteSchema,
+  MsgVoteWeightedSchema,
+} from "@chaind/proto/sdk/gov/v1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
 import { fromProtoJson } from "../../app/proto-json.js";
@@ -10,14 +18,6 @@ import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
 import { printMessage, runQuery } from "../../cli/run-query.js";
 import { runTx } from "../../cli/run-tx.js";
 import { type TxArgs, txOptions } from "../../cli/tx-options.js";
-import { ProposalStatus, VoteOption } from "../../gen/sdk/gov/v1/gov_pb.js";
-import { Query } from "../../gen/sdk/gov/v1/query_pb.js";
-import {
-  MsgDepositSchema,
-  MsgSubmitProposalSchema,
-  MsgVoteSchema,
-  MsgVoteWeightedSchema,
-} from "../../gen/sdk/gov/v1/tx_pb.js";
 
 const coins = (text: string, flag: string) => {
   try {

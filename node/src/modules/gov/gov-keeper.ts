@@ -1,12 +1,6 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
-import type { AddressCodec } from "../../app/address-codec.js";
-import { Coins } from "../../app/coins.js";
-import type { Context } from "../../app/context.js";
-import { formatDec } from "../../app/dec.js";
-import { ChainError, type ErrorDef } from "../../errors/chain-error.js";
-import { GrpcCode } from "../../errors/grpc-code.js";
-import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+import { CoinSchema } from "@chaind/proto/sdk/base/v1beta1/coin_pb";
 import {
   type Deposit,
   DepositSchema,
@@ -16,7 +10,13 @@ import {
   ProposalSchema,
   type Vote,
   VoteSchema,
-} from "../../gen/sdk/gov/v1/gov_pb.js";
+} from "@chaind/proto/sdk/gov/v1/gov_pb";
+import type { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { formatDec } from "../../app/dec.js";
+import { ChainError, type ErrorDef } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
 import { readUint64, uint64Bytes } from "../../store/uint64-bytes.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 

@@ -1,4 +1,13 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import {
+  file_sdk_gov_v1_gov,
+  type GenesisState,
+  GenesisStateSchema,
+  type Proposal,
+  ProposalStatus,
+} from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { file_sdk_gov_v1_query, Query } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { file_sdk_gov_v1_tx, Msg } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { EventManager } from "../../app/events.js";
@@ -6,15 +15,6 @@ import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { toChainError } from "../../errors/chain-error.js";
-import {
-  file_sdk_gov_v1_gov,
-  type GenesisState,
-  GenesisStateSchema,
-  type Proposal,
-  ProposalStatus,
-} from "../../gen/sdk/gov/v1/gov_pb.js";
-import { file_sdk_gov_v1_query, Query } from "../../gen/sdk/gov/v1/query_pb.js";
-import { file_sdk_gov_v1_tx, Msg } from "../../gen/sdk/gov/v1/tx_pb.js";
 import { CacheMultiStore } from "../../store/cache-multi-store.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";

@@ -1,26 +1,26 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Coins } from "../../app/coins.js";
-import type { Context } from "../../app/context.js";
-import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
-import { msgSigners } from "../../app/msg-signers.js";
-import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
-import type { TypeRegistry } from "../../app/type-registry.js";
-import { CoinSchema } from "../../gen/sdk/base/v1beta1/coin_pb.js";
+import { CoinSchema } from "@chaind/proto/sdk/base/v1beta1/coin_pb";
 import {
   ProposalSchema,
   ProposalStatus,
   VoteOption,
   VoteSchema,
   WeightedVoteOptionSchema,
-} from "../../gen/sdk/gov/v1/gov_pb.js";
+} from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   type Msg,
   MsgDepositResponseSchema,
   MsgSubmitProposalResponseSchema,
   MsgVoteResponseSchema,
   MsgVoteWeightedResponseSchema,
-} from "../../gen/sdk/gov/v1/tx_pb.js";
+} from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { msgSigners } from "../../app/msg-signers.js";
+import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 
 const MAX_METADATA = 255;

@@ -1,9 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import type { Context } from "../../app/context.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
-import { type Proposal, ProposalStatus } from "../../gen/sdk/gov/v1/gov_pb.js";
+import { type Proposal, ProposalStatus } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   type Query,
   QueryDepositResponseSchema,
@@ -14,7 +10,11 @@ import {
   QueryTallyResultResponseSchema,
   QueryVoteResponseSchema,
   QueryVotesResponseSchema,
-} from "../../gen/sdk/gov/v1/query_pb.js";
+} from "@chaind/proto/sdk/gov/v1/query_pb";
+import type { Context } from "../../app/context.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
 import type { GovKeeper } from "./gov-keeper.js";
 import { tallyProposal } from "./gov-tally.js";

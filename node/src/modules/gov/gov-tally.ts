@@ -1,8 +1,13 @@
 import { create } from "@bufbuild/protobuf";
+import {
+  type Params,
+  type TallyResult,
+  TallyResultSchema,
+  VoteOption,
+} from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { BondStatus } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
 import { DEC_ONE, parseDec } from "../../app/dec.js";
-import { type Params, type TallyResult, TallyResultSchema, VoteOption } from "../../gen/sdk/gov/v1/gov_pb.js";
-import { BondStatus } from "../../gen/sdk/staking/v1beta1/staking_pb.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
 import type { GovKeeper } from "./gov-keeper.js";
 

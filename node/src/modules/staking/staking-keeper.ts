@@ -1,11 +1,5 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { AddressCodec } from "../../app/address-codec.js";
-import { Coins } from "../../app/coins.js";
-import type { Context } from "../../app/context.js";
-import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
 import {
   BondStatus,
   type Delegation,
@@ -17,7 +11,13 @@ import {
   UnbondingDelegationSchema,
   type Validator,
   ValidatorSchema,
-} from "../../gen/sdk/staking/v1beta1/staking_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
+import type { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 
 export const STAKING_STORE = "staking";

@@ -1,17 +1,17 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { file_sdk_staking_v1beta1_query, Query } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
+import {
+  file_sdk_staking_v1beta1_staking,
+  type GenesisState,
+  GenesisStateSchema,
+} from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
+import { file_sdk_staking_v1beta1_tx, Msg } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
-import { file_sdk_staking_v1beta1_query, Query } from "../../gen/sdk/staking/v1beta1/query_pb.js";
-import {
-  file_sdk_staking_v1beta1_staking,
-  type GenesisState,
-  GenesisStateSchema,
-} from "../../gen/sdk/staking/v1beta1/staking_pb.js";
-import { file_sdk_staking_v1beta1_tx, Msg } from "../../gen/sdk/staking/v1beta1/tx_pb.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { BONDED_POOL, defaultStakingParams, STAKING_STORE, type StakingKeeper } from "./staking-keeper.js";

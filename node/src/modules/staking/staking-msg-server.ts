@@ -1,15 +1,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Coins } from "../../app/coins.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
 import {
   type Msg,
   MsgCreateValidatorResponseSchema,
   MsgDelegateResponseSchema,
   MsgUndelegateResponseSchema,
-} from "../../gen/sdk/staking/v1beta1/tx_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
+import { Coins } from "../../app/coins.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { StakingKeeper } from "./staking-keeper.js";
 
 const coinsOf = (c: { denom: string; amount: string } | undefined) => {

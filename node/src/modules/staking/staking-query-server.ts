@@ -1,10 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import type { Context } from "../../app/context.js";
-import { DEC_ONE, parseDec } from "../../app/dec.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { moduleAddress } from "../../crypto/address.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
 import {
   type Query,
   QueryDelegationResponseSchema,
@@ -14,12 +8,18 @@ import {
   QueryValidatorDelegationsResponseSchema,
   QueryValidatorResponseSchema,
   QueryValidatorsResponseSchema,
-} from "../../gen/sdk/staking/v1beta1/query_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import {
   BondStatus,
   type Delegation,
   DelegationResponseSchema,
-} from "../../gen/sdk/staking/v1beta1/staking_pb.js";
+} from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
+import type { Context } from "../../app/context.js";
+import { DEC_ONE, parseDec } from "../../app/dec.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { moduleAddress } from "../../crypto/address.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { BONDED_POOL, NOT_BONDED_POOL, type StakingKeeper } from "./staking-keeper.js";
 

@@ -1,5 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { validatePlanInfo } from "@chaind/core/plan-info";
+import { Service as TendermintService } from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
+import { Query as GovQuery } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { MsgSubmitProposalSchema } from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { Query } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
@@ -11,12 +17,6 @@ import { nodeClient, printJson, printMessage, runQuery } from "../../cli/run-que
 import { runTx } from "../../cli/run-tx.js";
 import { type TxArgs, txOptions } from "../../cli/tx-options.js";
 import { moduleAddress } from "../../crypto/address.js";
-import { Service as TendermintService } from "../../gen/sdk/base/tendermint/v1beta1/query_pb.js";
-import { Query as GovQuery } from "../../gen/sdk/gov/v1/query_pb.js";
-import { MsgSubmitProposalSchema } from "../../gen/sdk/gov/v1/tx_pb.js";
-import { Query } from "../../gen/sdk/upgrade/v1beta1/query_pb.js";
-import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "../../gen/sdk/upgrade/v1beta1/tx_pb.js";
-import { validatePlanInfo } from "./plan-info-check.js";
 
 interface ProposalArgs extends TxArgs {
   title: string;

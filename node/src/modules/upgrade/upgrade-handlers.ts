@@ -1,6 +1,6 @@
+import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { Context } from "../../app/context.js";
 import type { ModuleVersionMap as VersionMap } from "../../app/module-migrations.js";
-import type { Plan } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
 
 /** Store edits an upgrade needs, applied in the upgrade block before its handler runs. */
 export interface StoreUpgrades {

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Plan } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
+import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 
 export const UPGRADE_INFO_FILE = "upgrade-info.json";
 

@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Plan, PlanSchema } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { Context } from "../../app/context.js";
 import type { ModuleVersionMap as VersionMap } from "../../app/module-migrations.js";
-import { type Plan, PlanSchema } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
 import type { StateStore } from "../../store/state-store.js";
 import { readUint64, uint64Bytes } from "../../store/uint64-bytes.js";
 

@@ -1,11 +1,11 @@
 import type { JsonValue } from "@bufbuild/protobuf";
+import { file_sdk_upgrade_v1beta1_query, Query } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { file_sdk_upgrade_v1beta1_tx, Msg } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
+import { file_sdk_upgrade_v1beta1_upgrade } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { runMigrations } from "../../app/module-migrations.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
-import { file_sdk_upgrade_v1beta1_query, Query } from "../../gen/sdk/upgrade/v1beta1/query_pb.js";
-import { file_sdk_upgrade_v1beta1_tx, Msg } from "../../gen/sdk/upgrade/v1beta1/tx_pb.js";
-import { file_sdk_upgrade_v1beta1_upgrade } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
 import { deleteStore, renameStore } from "../../store/store-upgrades.js";
 import { UpgradeHaltError } from "./upgrade-halt.js";
 import type { StoreUpgrades, UpgradeRegistry } from "./upgrade-handlers.js";

@@ -1,15 +1,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { Context } from "../../app/context.js";
-import type { ServiceImpl } from "../../app/service-registrar.js";
-import { ChainError } from "../../errors/chain-error.js";
-import { SdkErrors } from "../../errors/sdk-errors.js";
 import {
   type Msg,
   MsgCancelUpgradeResponseSchema,
   MsgSoftwareUpgradeResponseSchema,
-} from "../../gen/sdk/upgrade/v1beta1/tx_pb.js";
-import type { Plan } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
+} from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
+import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
+import type { Context } from "../../app/context.js";
+import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
 import { UpgradeErrors, upgradeError } from "./upgrade-errors.js";
 import type { UpgradeKeeper } from "./upgrade-keeper.js";
 

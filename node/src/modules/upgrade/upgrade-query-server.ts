@@ -1,5 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import type { ServiceImpl } from "../../app/service-registrar.js";
 import {
   type Query,
   QueryAppliedPlanResponseSchema,
@@ -7,8 +6,9 @@ import {
   QueryCurrentPlanResponseSchema,
   QueryModuleVersionsResponseSchema,
   QueryUpgradedConsensusStateResponseSchema,
-} from "../../gen/sdk/upgrade/v1beta1/query_pb.js";
-import { ModuleVersionSchema } from "../../gen/sdk/upgrade/v1beta1/upgrade_pb.js";
+} from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
+import { ModuleVersionSchema } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
+import type { ServiceImpl } from "../../app/service-registrar.js";
 import { UpgradeErrors, upgradeError } from "./upgrade-errors.js";
 import type { UpgradeKeeper } from "./upgrade-keeper.js";
 

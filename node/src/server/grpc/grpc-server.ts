@@ -1,4 +1,6 @@
 import type { DescService } from "@bufbuild/protobuf";
+import type { Logger } from "@chaind/core/logger";
+import { file_grpc_reflection_v1_reflection } from "@chaind/proto/grpc/reflection/v1/reflection_pb";
 import {
   Metadata,
   type MethodDefinition,
@@ -13,8 +15,6 @@ import {
 import { toNamespace } from "../../app/namespace.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import { file_grpc_reflection_v1_reflection } from "../../gen/grpc/reflection/v1/reflection_pb.js";
-import type { Logger } from "../../logging/logger.js";
 import { parseListenAddress } from "../listen-address.js";
 import { metricsOf, type NodeMetrics } from "../metrics/node-metrics.js";
 import type { NodeServerFactory } from "../node-server.js";

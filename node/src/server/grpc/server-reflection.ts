@@ -1,11 +1,11 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { MethodDefinition, ServerDuplexStream, ServiceDefinition } from "@grpc/grpc-js";
 import {
   type ServerReflectionRequest,
   ServerReflectionRequestSchema,
   type ServerReflectionResponse,
   ServerReflectionResponseSchema,
-} from "../../gen/grpc/reflection/v1/reflection_pb.js";
+} from "@chaind/proto/grpc/reflection/v1/reflection_pb";
+import type { MethodDefinition, ServerDuplexStream, ServiceDefinition } from "@grpc/grpc-js";
 import type { DescriptorIndex } from "./descriptor-index.js";
 
 const NOT_FOUND = 5;

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import type { Logger } from "@chaind/core/logger";
 import { toNamespace } from "../../app/namespace.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import type { Logger } from "../../logging/logger.js";
 import {
   asHeightError,
   BLOCK_HEIGHT_HEADERS,

@@ -1,6 +1,6 @@
 import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
-import { http } from "../../gen/google/api/annotations_pb.js";
-import type { HttpRule } from "../../gen/google/api/http_pb.js";
+import { http } from "@chaind/proto/google/api/annotations_pb";
+import type { HttpRule } from "@chaind/proto/google/api/http_pb";
 import { PathTemplate } from "./path-template.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";

@@ -1,8 +1,8 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Block } from "@chaind/proto/tendermint/types/block_pb";
+import type { BlockID, BlockMeta, Commit, Header } from "@chaind/proto/tendermint/types/types_pb";
 import type { AbciEvent } from "../../app/events.js";
 import type { TxResult } from "../../app/tx-result.js";
-import type { Block } from "../../gen/tendermint/types/block_pb.js";
-import type { BlockID, BlockMeta, Commit, Header } from "../../gen/tendermint/types/types_pb.js";
 
 /** CometBFT's JSON: hashes as upper-case hex, bytes as base64, 64-bit integers as strings. */
 export const hexUpper = (b: Uint8Array | undefined) =>

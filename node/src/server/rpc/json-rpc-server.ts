@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "@chaind/core/logger";
 import { defaultNodeConfig } from "../../config/node-config.js";
-import type { Logger } from "../../logging/logger.js";
 import { readLimitedBody } from "../limited-body.js";
 import { oneRequestAtATime } from "../one-request-at-a-time.js";
 
