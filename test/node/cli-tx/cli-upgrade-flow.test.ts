@@ -183,6 +183,25 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
         ],
         /^Error: --upgrade-info: binaries.linux\/amd64: missing checksum/,
       ],
+      [
+        [
+          "tx",
+          "upgrade",
+          "software-upgrade",
+          "v9",
+          "--title",
+          "t",
+          "--summary",
+          "s",
+          "--from",
+          "validator",
+          "--upgrade-height",
+          "100",
+          "--upgrade-info",
+          `ftp://127.0.0.1/plan.json?checksum=sha256:${"a".repeat(64)}`,
+        ],
+        /^Error: --upgrade-info: unsupported URL scheme ftp: in ftp:\/\/127.0.0.1\/plan.json/,
+      ],
     ];
     for (const [args, re] of cases) {
       const r = await cli(...args);
