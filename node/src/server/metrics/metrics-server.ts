@@ -1,5 +1,4 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { HttpListener } from "../http-listener.js";
 import { parseListenAddress } from "../listen-address.js";
 import type { NodeServerFactory } from "../node-server.js";
 import { metricsOf } from "./node-metrics.js";
@@ -10,36 +9,26 @@ export const startMetricsServer: NodeServerFactory = async (node, deps) => {
   if (!metrics) return null;
   const logger = deps.logger.child("telemetry");
   const { host, port } = parseListenAddress(node.appConfig.telemetry.address, "app.toml telemetry.address");
-  const server = createServer((req, res) => {
-    req.resume();
-    const path = new URL(req.url ?? "/", "http://metrics").pathname;
-    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are on GET /metrics\n");
-      return;
-    }
-    metrics.text().then(
-      (text) => res.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),
-      (e: unknown) => {
+  const listener = await HttpListener.start(
+    { host, port, name: "telemetry" },
+    async (req, res) => {
+      req.resume();
+      const path = new URL(req.url ?? "/", "http://metrics").pathname;
+      if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are on GET /metrics\n");
+        return;
+      }
+      let text: string;
+      try {
+        text = await metrics.text();
+      } catch (e) {
         logger.error("metrics collection failed", { err: e instanceof Error ? e.message : String(e) });
         res.writeHead(500, { "content-type": "text/plain" }).end("metrics collection failed\n");
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const a = server.address() as AddressInfo;
-  const address = `http://${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}`;
-  return {
-    name: "telemetry",
-    address,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+        return;
+      }
+      res.writeHead(200, { "content-type": metrics.registry.contentType }).end(text);
     },
-  };
+    { logger },
+  );
+  return { name: "telemetry", address: listener.address, close: () => listener.close() };
 };

@@ -1,9 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { defaultNodeConfig } from "../../config/node-config.js";
 import type { Logger } from "../../logging/logger.js";
+import { HttpListener } from "../http-listener.js";
 import { readLimitedBody } from "../limited-body.js";
-import { oneRequestAtATime } from "../one-request-at-a-time.js";
 
 /** A JSON-RPC error with its code (-32602 bad params, -32603 internal, …) and a detail for `data`. */
 export class JsonRpcError extends Error {
@@ -77,58 +76,35 @@ type RpcId = string | number | null;
  * `GET /<method>?name=value`. Every failure becomes a JSON-RPC error; nothing a client sends can crash it.
  */
 export class JsonRpcServer {
-  private constructor(
-    private readonly server: Server,
-    readonly address: string,
-  ) {}
+  private constructor(private readonly listener: HttpListener) {}
 
   static async start(
     opts: JsonRpcServerOptions,
     methods: ReadonlyMap<string, RpcMethod>,
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
-    const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
-    const serve = oneRequestAtATime(
-      (req, res) => {
-        // Go's WriteTimeout, counted from the request's turn: the whole answer within the deadline, or the
-        // connection is closed (a client that stops reading would otherwise hold the socket forever).
-        if (writeTimeoutMs > 0) {
-          const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
-          res.once("close", () => clearTimeout(timer));
-        }
-        return handle(req, res, opts, methods, deps.logger);
-      },
-      (e) => deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) }),
-      writeTimeoutMs,
-    );
-    const server = createServer(
+    const listener = await HttpListener.start(
       {
-        requestTimeout: opts.readTimeoutMs,
-        headersTimeout: opts.readTimeoutMs || undefined,
-        // Node checks request deadlines on this interval (30 s by default): check often enough to honour them,
-        // so a client trickling its headers a byte at a time is cut at the read timeout, not up to 30 s later.
-        connectionsCheckingInterval:
-          opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
+        host: opts.host,
+        port: opts.port,
+        name: "rpc",
+        readTimeoutMs: opts.readTimeoutMs,
+        writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS,
+        maxConnections: opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS,
       },
-      serve,
+      (req, res) => handle(req, res, opts, methods, deps.logger),
+      deps,
     );
-    const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
-    if (maxConnections > 0) server.maxConnections = maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const a = server.address() as AddressInfo;
-    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
-    return new JsonRpcServer(server, `http://${host}:${a.port}`);
+    return new JsonRpcServer(listener);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  /** Where it listens (`http://127.0.0.1:26657`). */
+  get address(): string {
+    return this.listener.address;
+  }
+
+  close(): Promise<void> {
+    return this.listener.close();
   }
 }
 
