@@ -18,7 +18,8 @@ import {
 } from "./comet-json.js";
 import { GenesisAppState } from "./genesis-app-state.js";
 import { GenesisChunks } from "./genesis-chunks.js";
-import { JsonRpcError, JsonText, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
+import { JsonRpcError } from "./json-rpc-error.js";
+import { JsonText, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
 
 /** The CometBFT version CosmJS keys its client choice on. */
 export const COMET_VERSION = "0.38.17";
