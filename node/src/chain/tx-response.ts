@@ -4,9 +4,9 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { AbciEvent } from "../app/events.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "../consensus/block-store.js";
+import { rfc3339 } from "../consensus/rfc3339.js";
 import { type TxResponse, TxResponseSchema } from "../gen/sdk/base/abci/v1beta1/abci_pb.js";
 import { AuthInfoSchema, type Tx, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
-import { rfc3339 } from "../server/rpc/comet-json.js";
 
 const hexUpper = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 

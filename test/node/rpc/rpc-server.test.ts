@@ -1,10 +1,11 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
 import { QueryAccountRequestSchema } from "../../../node/src/gen/sdk/auth/v1beta1/query_pb.js";
 import { MsgSendSchema } from "../../../node/src/gen/sdk/bank/v1beta1/tx_pb.js";
+import { GetNodeInfoResponseSchema } from "../../../node/src/gen/sdk/base/tendermint/v1beta1/query_pb.js";
 import { silentLogger } from "../../../node/src/logging/logger.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
@@ -93,6 +94,23 @@ describe("CometBFT-compatible JSON-RPC", () => {
     expect(positional.result.block_id.hash).toBe(block.result.block_id.hash);
     const root = await getJson(`${server.address}/`);
     expect(root.result.methods).toContain("tx_search");
+  });
+
+  it("reports one CometBFT version and protocol set in status, the tendermint service and block headers", async () => {
+    const { node_info } = (await rpc("status")).result;
+    expect(node_info.version).toBe("0.38.17");
+    expect(node_info.protocol_version).toMatchObject({ p2p: "8", block: "11" });
+    expect(node_info.channels).toBe("40202122233038606100");
+    const query = await rpc("abci_query", { path: "/cosmos.base.tendermint.v1beta1.Service/GetNodeInfo" });
+    const info = fromBinary(
+      GetNodeInfoResponseSchema,
+      Buffer.from(query.result.response.value, "base64"),
+    ).defaultNodeInfo;
+    expect(info?.version).toBe(node_info.version);
+    expect(info?.protocolVersion).toMatchObject({ p2p: 8n, block: 11n });
+    expect(String(info?.protocolVersion?.app)).toBe(node_info.protocol_version.app);
+    const { block } = (await rpc("block", { height: "1" })).result;
+    expect(block.header.version.block).toBe(node_info.protocol_version.block);
   });
 
   it("gives JSON-RPC errors for unknown methods, bad params, bad JSON and oversized bodies", async () => {

@@ -1,6 +1,6 @@
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { AbciEvent } from "../../app/events.js";
 import type { TxResult } from "../../app/tx-result.js";
+import { rfc3339 } from "../../consensus/rfc3339.js";
 import type { Block } from "../../gen/tendermint/types/block_pb.js";
 import type { BlockID, BlockMeta, Commit, Header } from "../../gen/tendermint/types/types_pb.js";
 
@@ -10,15 +10,6 @@ export const hexUpper = (b: Uint8Array | undefined) =>
     .toString("hex")
     .toUpperCase();
 export const base64 = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("base64");
-
-/** RFC 3339 with nanoseconds, trailing zeros trimmed, as Go prints time.Time. */
-export function rfc3339(ts: Timestamp | undefined): string {
-  const seconds = Number(ts?.seconds ?? 0n);
-  const nanos = ts?.nanos ?? 0;
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  const frac = nanos ? `.${String(nanos).padStart(9, "0").replace(/0+$/, "")}` : "";
-  return `${base}${frac}Z`;
-}
 
 export function blockIdJson(id: BlockID | undefined) {
   return {

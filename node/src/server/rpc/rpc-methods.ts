@@ -2,6 +2,8 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { CommittedBlock } from "../../consensus/block-producer.js";
+import { COMET_CHANNELS, COMET_PROTOCOL, COMET_VERSION } from "../../consensus/comet-version.js";
+import { rfc3339 } from "../../consensus/rfc3339.js";
 import { parseTxQuery, searchTxs } from "../../consensus/tx-search.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { grpcCodeName } from "../../errors/grpc-code.js";
@@ -13,16 +15,12 @@ import {
   blockMetaJson,
   eventsJson,
   hexUpper,
-  rfc3339,
   txResultJson,
 } from "./comet-json.js";
 import { GenesisAppState } from "./genesis-app-state.js";
 import { GenesisChunks } from "./genesis-chunks.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { JsonText, type RpcMethod, type RpcParams } from "./json-rpc-server.js";
-
-/** The CometBFT version CosmJS keys its client choice on. */
-export const COMET_VERSION = "0.38.17";
 
 function optInt(p: RpcParams, name: string): number | undefined {
   const v = p[name];
@@ -174,12 +172,16 @@ export function rpcMethods(node: ChainNode): Map<string, RpcMethod> {
           ]);
           return {
             node_info: {
-              protocol_version: { p2p: "8", block: "11", app: String(app.info().appVersion) },
+              protocol_version: {
+                p2p: String(COMET_PROTOCOL.p2p),
+                block: String(COMET_PROTOCOL.block),
+                app: String(app.info().appVersion),
+              },
               id: nodeId,
               listen_addr: node.nodeConfig.rpc.laddr,
               network: chainId,
               version: COMET_VERSION,
-              channels: "40202122233038606100",
+              channels: COMET_CHANNELS,
               moniker: node.nodeConfig.moniker,
               other: { tx_index: "on", rpc_address: node.nodeConfig.rpc.laddr },
             },
