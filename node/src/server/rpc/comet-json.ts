@@ -89,3 +89,18 @@ export function txResultJson(r: TxResult) {
     codespace: r.codespace,
   };
 }
+
+/** An ed25519 public key as CometBFT's amino JSON prints it. */
+export function pubKeyJson(key: Uint8Array) {
+  return { type: "tendermint/PubKeyEd25519", value: base64(key) };
+}
+
+/** A validator as CometBFT prints one in `status`, `validators` and `genesis`. */
+export function validatorJson(v: { address: Uint8Array; pubKey: Uint8Array }, votingPower: bigint) {
+  return {
+    address: hexUpper(v.address),
+    pub_key: pubKeyJson(v.pubKey),
+    voting_power: String(votingPower),
+    proposer_priority: "0",
+  };
+}
