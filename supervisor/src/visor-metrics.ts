@@ -1,5 +1,10 @@
-import { createServer, type Server } from "node:http";
+import type { HttpListener } from "@chaind/core/http-listener";
+import type { Logger } from "@chaind/core/logger";
+import { startMetricsListener } from "@chaind/core/metrics-listener";
 import { Counter, Gauge, Registry } from "prom-client";
+import { VisorError } from "./visor-error.js";
+
+const SETTING = "VISOR_METRICS_ADDRESS";
 
 /** visor's Prometheus metrics, declared in one place. */
 export class VisorMetrics {
@@ -31,21 +36,14 @@ export class VisorMetrics {
     registers: [this.registry],
   });
 
-  /** Serves /metrics on `address` (host:port). */
-  async listen(address: string): Promise<Server> {
-    const m = /^(.*):(\d+)$/.exec(address.replace(/^tcp:\/\//, ""));
-    if (!m) throw new Error(`VISOR_METRICS_ADDRESS: expected host:port, got ${JSON.stringify(address)}`);
-    const server = createServer(async (req, res) => {
-      if (req.url !== "/metrics") {
-        res.writeHead(404).end("not found\n");
-        return;
-      }
-      res.writeHead(200, { "content-type": this.registry.contentType }).end(await this.registry.metrics());
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(Number(m[2]), m[1] || "127.0.0.1", () => resolve());
-    });
-    return server;
+  /** Serves /metrics on `address` (host:port, tcp://host:port or [v6]:port). */
+  async listen(address: string, deps: { logger: Logger }): Promise<HttpListener> {
+    const source = { contentType: this.registry.contentType, text: () => this.registry.metrics() };
+    try {
+      return await startMetricsListener(address, SETTING, { name: "metrics", source }, deps);
+    } catch (e) {
+      const msg = (e as Error).message;
+      throw new VisorError("CONFIG", msg.startsWith(SETTING) ? msg : `${SETTING} ${address}: ${msg}`);
+    }
   }
 }

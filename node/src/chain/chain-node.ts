@@ -8,6 +8,7 @@ import { type NodeConfig, readNodeConfig } from "../config/node-config.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
+import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
@@ -17,9 +18,6 @@ import type { AppDefinition } from "./app-definition.js";
 import { createApp } from "./standard-app.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
-
-/** CometBFT's block protocol version, reported in block headers. */
-const BLOCK_PROTOCOL = 11;
 
 export interface ChainNodeOptions {
   home: string;
@@ -99,7 +97,7 @@ export class ChainNode {
           createEmptyBlocks: nodeConfig.consensus.createEmptyBlocks,
           maxBlockTxs: nodeConfig.consensus.maxBlockTxs,
           maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
-          blockProtocol: BLOCK_PROTOCOL,
+          blockProtocol: COMET_PROTOCOL.block,
           appProtocol: () => app.appVersion,
         },
         { app, blocks, mempool, signer, logger: deps.logger.child("consensus") },
@@ -128,7 +126,16 @@ export class ChainNode {
         deps.logger,
       );
       registerTxService(app.registrar, { app, blocks, mempool, producer });
-      registerTendermintService(app.registrar, node, assembly.keepers.addresses);
+      registerTendermintService(app.registrar, {
+        app,
+        blocks,
+        signer,
+        addresses: assembly.keepers.addresses,
+        chainId: genesis.chain_id,
+        moniker: nodeConfig.moniker,
+        rpcAddress: nodeConfig.rpc.laddr,
+        votingPower: () => node.votingPower(),
+      });
       return node;
     } catch (e) {
       await store.close();

@@ -10,19 +10,30 @@ import {
 } from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { AddressCodec } from "../app/address-codec.js";
+import type { App } from "../app/app.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
+import type { BlockStore } from "../consensus/block-store.js";
+import { COMET_PROTOCOL, COMET_VERSION } from "../consensus/comet-version.js";
+import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { COMET_VERSION } from "../server/rpc/rpc-methods.js";
-import type { ChainNode } from "./chain-node.js";
+
+/** What the service reports on: the node's app, blocks and validator, and how it presents itself. */
+export interface TendermintServiceDeps {
+  app: App;
+  blocks: BlockStore;
+  signer: ValidatorSigner;
+  addresses: AddressCodec;
+  chainId: string;
+  moniker: string;
+  /** config.toml's `rpc.laddr`, as node info reports it. */
+  rpcAddress: string;
+  votingPower(): bigint;
+}
 
 /** `sdk.base.tendermint.v1beta1.Service`: node info, sync state, blocks and the validator set. */
-export function registerTendermintService(
-  registrar: ServiceRegistrar,
-  node: ChainNode,
-  addresses: AddressCodec,
-): void {
-  const { blocks, signer } = node;
+export function registerTendermintService(registrar: ServiceRegistrar, deps: TendermintServiceDeps): void {
+  const { app, blocks, signer, addresses } = deps;
   const blockAt = async (height: number) => {
     const [block, meta] = await Promise.all([blocks.block(height), blocks.meta(height)]);
     if (!block || !meta)
@@ -41,7 +52,7 @@ export function registerTendermintService(
           typeUrl: "/sdk.crypto.ed25519.PubKey",
           value: toBinary(PubKeySchema, create(PubKeySchema, { key: signer.pubKey })),
         }),
-        votingPower: node.votingPower(),
+        votingPower: deps.votingPower(),
         proposerPriority: 0n,
       },
     ],
@@ -51,18 +62,22 @@ export function registerTendermintService(
     getNodeInfo: async () =>
       create(GetNodeInfoResponseSchema, {
         defaultNodeInfo: {
-          protocolVersion: { p2p: 8n, block: 11n, app: BigInt(node.app.info().appVersion) },
+          protocolVersion: {
+            p2p: BigInt(COMET_PROTOCOL.p2p),
+            block: BigInt(COMET_PROTOCOL.block),
+            app: BigInt(app.info().appVersion),
+          },
           defaultNodeId: Buffer.from(signer.address).toString("hex"),
-          listenAddr: node.nodeConfig.rpc.laddr,
-          network: node.chainId,
+          listenAddr: deps.rpcAddress,
+          network: deps.chainId,
           version: COMET_VERSION,
-          moniker: node.nodeConfig.moniker,
-          other: { txIndex: "on", rpcAddress: node.nodeConfig.rpc.laddr },
+          moniker: deps.moniker,
+          other: { txIndex: "on", rpcAddress: deps.rpcAddress },
         },
         applicationVersion: {
-          name: node.app.opts.name,
-          appName: node.app.opts.name,
-          version: node.app.opts.version,
+          name: app.opts.name,
+          appName: app.opts.name,
+          version: app.opts.version,
           goVersion: `node ${process.version}`,
         },
       }),

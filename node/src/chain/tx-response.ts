@@ -12,7 +12,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { AbciEvent } from "../app/events.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "../consensus/block-store.js";
-import { rfc3339 } from "../server/rpc/comet-json.js";
+import { rfc3339 } from "../consensus/rfc3339.js";
 
 const hexUpper = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 

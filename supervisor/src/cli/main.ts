@@ -23,11 +23,11 @@ async function run(args: string[], configFile?: string): Promise<number> {
   const config = loadVisorConfig(process.env, { configFile, requireLayout: true });
   const logger = visorLogger(config);
   const metrics = config.metricsAddress ? new VisorMetrics() : null;
-  const server = metrics ? await metrics.listen(config.metricsAddress) : null;
+  const server = metrics ? await metrics.listen(config.metricsAddress, { logger }) : null;
   try {
     return await new VisorRunner(config, new VisorLayout(config), args, { logger, metrics }).run();
   } finally {
-    server?.close();
+    await server?.close();
   }
 }
 

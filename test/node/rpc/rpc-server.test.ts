@@ -1,8 +1,9 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { silentLogger } from "@chaind/core/logger";
 import { QueryAccountRequestSchema } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { GetNodeInfoResponseSchema } from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
@@ -92,7 +93,43 @@ describe("CometBFT-compatible JSON-RPC", () => {
     const positional = await rpc("block", ["1"]);
     expect(positional.result.block_id.hash).toBe(block.result.block_id.hash);
     const root = await getJson(`${server.address}/`);
-    expect(root.result.methods).toContain("tx_search");
+    // Every area's methods, assembled by the registry: one missing from it would be missing here.
+    expect(root.result.methods).toEqual([
+      "abci_info",
+      "abci_query",
+      "block",
+      "block_by_hash",
+      "block_results",
+      "blockchain",
+      "broadcast_tx_async",
+      "broadcast_tx_commit",
+      "broadcast_tx_sync",
+      "genesis",
+      "genesis_chunked",
+      "health",
+      "num_unconfirmed_txs",
+      "status",
+      "tx",
+      "tx_search",
+      "validators",
+    ]);
+  });
+
+  it("reports one CometBFT version and protocol set in status, the tendermint service and block headers", async () => {
+    const { node_info } = (await rpc("status")).result;
+    expect(node_info.version).toBe("0.38.17");
+    expect(node_info.protocol_version).toMatchObject({ p2p: "8", block: "11" });
+    expect(node_info.channels).toBe("40202122233038606100");
+    const query = await rpc("abci_query", { path: "/cosmos.base.tendermint.v1beta1.Service/GetNodeInfo" });
+    const info = fromBinary(
+      GetNodeInfoResponseSchema,
+      Buffer.from(query.result.response.value, "base64"),
+    ).defaultNodeInfo;
+    expect(info?.version).toBe(node_info.version);
+    expect(info?.protocolVersion).toMatchObject({ p2p: 8n, block: 11n });
+    expect(String(info?.protocolVersion?.app)).toBe(node_info.protocol_version.app);
+    const { block } = (await rpc("block", { height: "1" })).result;
+    expect(block.header.version.block).toBe(node_info.protocol_version.block);
   });
 
   it("gives JSON-RPC errors for unknown methods, bad params, bad JSON and oversized bodies", async () => {

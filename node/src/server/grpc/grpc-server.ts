@@ -1,4 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
+import { parseListenAddress } from "@chaind/core/listen-address";
 import type { Logger } from "@chaind/core/logger";
 import { file_grpc_reflection_v1_reflection } from "@chaind/proto/grpc/reflection/v1/reflection_pb";
 import {
@@ -15,7 +16,6 @@ import {
 import { toNamespace } from "../../app/namespace.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import { parseListenAddress } from "../listen-address.js";
 import { metricsOf, type NodeMetrics } from "../metrics/node-metrics.js";
 import type { NodeServerFactory } from "../node-server.js";
 import type { QueryBackend } from "../rest/rest-gateway.js";

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
 import { toNamespace } from "../../app/namespace.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
@@ -13,7 +13,6 @@ import {
 } from "../grpc/block-height-header.js";
 import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
-import { oneRequestAtATime } from "../one-request-at-a-time.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
 import { namespacedRegistry } from "./namespaced-registry.js";
@@ -62,10 +61,7 @@ const HEIGHT_RESPONSE_HEADERS = [...BLOCK_HEIGHT_HEADERS, "grpc-metadata-x-cosmo
  * answered in process through the query router with protojson as Cosmos gateways print it.
  */
 export class RestGateway {
-  private constructor(
-    private readonly server: Server,
-    readonly address: string,
-  ) {}
+  private constructor(private readonly listener: HttpListener) {}
 
   static async start(
     opts: RestGatewayOptions,
@@ -73,36 +69,33 @@ export class RestGateway {
     deps: { backend: QueryBackend; logger: Logger; metrics: NodeMetrics | null; mounts?: HttpMount[] },
   ): Promise<RestGateway> {
     const handler = new RequestHandler(opts, new RouteTable(routes), deps);
-    const server = createServer(
+    const listener = await HttpListener.start(
       {
-        requestTimeout: opts.readTimeoutMs,
-        headersTimeout: opts.readTimeoutMs || undefined,
-        // Node checks request deadlines on this interval (30 s by default): check often enough to honour them.
-        connectionsCheckingInterval:
-          opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
+        host: opts.host,
+        port: opts.port,
+        name: "REST",
+        readTimeoutMs: opts.readTimeoutMs,
+        writeTimeoutMs: opts.writeTimeoutMs,
+        onWriteTimeout: (res) => {
+          if (!res.headersSent)
+            sendError(res, new GatewayError(GrpcCode.DEADLINE_EXCEEDED, "request timed out while answering"));
+          else res.destroy();
+        },
+        maxConnections: opts.maxOpenConnections,
       },
-      oneRequestAtATime(
-        (req, res) => handler.handle(req, res),
-        (e) => deps.logger.error("REST request failed", { err: e instanceof Error ? e.message : String(e) }),
-        opts.writeTimeoutMs,
-      ),
+      (req, res) => handler.handle(req, res),
+      deps,
     );
-    if (opts.maxOpenConnections > 0) server.maxConnections = opts.maxOpenConnections;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const a = server.address() as AddressInfo;
-    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
-    return new RestGateway(server, `http://${host}:${a.port}`);
+    return new RestGateway(listener);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  /** Where it listens (`http://127.0.0.1:1317`). */
+  get address(): string {
+    return this.listener.address;
+  }
+
+  close(): Promise<void> {
+    return this.listener.close();
   }
 }
 
@@ -123,14 +116,6 @@ class RequestHandler {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.opts.writeTimeoutMs > 0) {
-      const timer = setTimeout(() => {
-        if (!res.headersSent)
-          sendError(res, new GatewayError(GrpcCode.DEADLINE_EXCEEDED, "request timed out while answering"));
-        else res.destroy();
-      }, this.opts.writeTimeoutMs);
-      res.once("close", () => clearTimeout(timer));
-    }
     try {
       const url = requestUrl(req.url ?? "/");
       if (this.opts.cors && this.cors(req, res)) return;

@@ -1,5 +1,5 @@
+import { parseListenAddress } from "@chaind/core/listen-address";
 import type { ChainNode } from "../../chain/chain-node.js";
-import { parseListenAddress } from "../listen-address.js";
 import { metricsOf } from "../metrics/node-metrics.js";
 import type { NodeServerFactory } from "../node-server.js";
 import { swaggerMount, swaggerOffMount } from "../swagger/swagger-site.js";

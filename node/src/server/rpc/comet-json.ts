@@ -1,8 +1,8 @@
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Block } from "@chaind/proto/tendermint/types/block_pb";
 import type { BlockID, BlockMeta, Commit, Header } from "@chaind/proto/tendermint/types/types_pb";
 import type { AbciEvent } from "../../app/events.js";
 import type { TxResult } from "../../app/tx-result.js";
+import { rfc3339 } from "../../consensus/rfc3339.js";
 
 /** CometBFT's JSON: hashes as upper-case hex, bytes as base64, 64-bit integers as strings. */
 export const hexUpper = (b: Uint8Array | undefined) =>
@@ -10,15 +10,6 @@ export const hexUpper = (b: Uint8Array | undefined) =>
     .toString("hex")
     .toUpperCase();
 export const base64 = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("base64");
-
-/** RFC 3339 with nanoseconds, trailing zeros trimmed, as Go prints time.Time. */
-export function rfc3339(ts: Timestamp | undefined): string {
-  const seconds = Number(ts?.seconds ?? 0n);
-  const nanos = ts?.nanos ?? 0;
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  const frac = nanos ? `.${String(nanos).padStart(9, "0").replace(/0+$/, "")}` : "";
-  return `${base}${frac}Z`;
-}
 
 export function blockIdJson(id: BlockID | undefined) {
   return {
@@ -96,5 +87,20 @@ export function txResultJson(r: TxResult) {
     gas_used: String(r.gasUsed),
     events: eventsJson(r.events),
     codespace: r.codespace,
+  };
+}
+
+/** An ed25519 public key as CometBFT's amino JSON prints it. */
+export function pubKeyJson(key: Uint8Array) {
+  return { type: "tendermint/PubKeyEd25519", value: base64(key) };
+}
+
+/** A validator as CometBFT prints one in `status`, `validators` and `genesis`. */
+export function validatorJson(v: { address: Uint8Array; pubKey: Uint8Array }, votingPower: bigint) {
+  return {
+    address: hexUpper(v.address),
+    pub_key: pubKeyJson(v.pubKey),
+    voting_power: String(votingPower),
+    proposer_priority: "0",
   };
 }

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { ConcurrencyGate } from "../../app/concurrency-gate.js";
-import { JsonRpcError } from "./json-rpc-server.js";
+import { JsonRpcError } from "./json-rpc-error.js";
 
 /** CometBFT's genesis chunk size; `genesis` refuses a document that needs more than one. */
 export const GENESIS_CHUNK_BYTES = 16 * 1024 * 1024;

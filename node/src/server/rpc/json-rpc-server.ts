@@ -1,28 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
 import { defaultNodeConfig } from "../../config/node-config.js";
 import { readLimitedBody } from "../limited-body.js";
-import { oneRequestAtATime } from "../one-request-at-a-time.js";
-
-/** A JSON-RPC error with its code (-32602 bad params, -32603 internal, …) and a detail for `data`. */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data = "",
-  ) {
-    super(message);
-  }
-
-  static invalidParams(detail: string): JsonRpcError {
-    return new JsonRpcError(-32602, "Invalid params", detail);
-  }
-
-  static internal(detail: string): JsonRpcError {
-    return new JsonRpcError(-32603, "Internal error", detail);
-  }
-}
+import { JsonRpcError, JsonRpcErrorCode } from "./json-rpc-error.js";
 
 export type RpcParams = Record<string, unknown>;
 
@@ -77,58 +58,35 @@ type RpcId = string | number | null;
  * `GET /<method>?name=value`. Every failure becomes a JSON-RPC error; nothing a client sends can crash it.
  */
 export class JsonRpcServer {
-  private constructor(
-    private readonly server: Server,
-    readonly address: string,
-  ) {}
+  private constructor(private readonly listener: HttpListener) {}
 
   static async start(
     opts: JsonRpcServerOptions,
     methods: ReadonlyMap<string, RpcMethod>,
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
-    const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS;
-    const serve = oneRequestAtATime(
-      (req, res) => {
-        // Go's WriteTimeout, counted from the request's turn: the whole answer within the deadline, or the
-        // connection is closed (a client that stops reading would otherwise hold the socket forever).
-        if (writeTimeoutMs > 0) {
-          const timer = setTimeout(() => res.destroy(), writeTimeoutMs);
-          res.once("close", () => clearTimeout(timer));
-        }
-        return handle(req, res, opts, methods, deps.logger);
-      },
-      (e) => deps.logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) }),
-      writeTimeoutMs,
-    );
-    const server = createServer(
+    const listener = await HttpListener.start(
       {
-        requestTimeout: opts.readTimeoutMs,
-        headersTimeout: opts.readTimeoutMs || undefined,
-        // Node checks request deadlines on this interval (30 s by default): check often enough to honour them,
-        // so a client trickling its headers a byte at a time is cut at the read timeout, not up to 30 s later.
-        connectionsCheckingInterval:
-          opts.readTimeoutMs > 0 ? Math.min(opts.readTimeoutMs / 4, 1000) : undefined,
+        host: opts.host,
+        port: opts.port,
+        name: "rpc",
+        readTimeoutMs: opts.readTimeoutMs,
+        writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS,
+        maxConnections: opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS,
       },
-      serve,
+      (req, res) => handle(req, res, opts, methods, deps.logger),
+      deps,
     );
-    const maxConnections = opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS;
-    if (maxConnections > 0) server.maxConnections = maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const a = server.address() as AddressInfo;
-    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
-    return new JsonRpcServer(server, `http://${host}:${a.port}`);
+    return new JsonRpcServer(listener);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  /** Where it listens (`http://127.0.0.1:26657`). */
+  get address(): string {
+    return this.listener.address;
+  }
+
+  close(): Promise<void> {
+    return this.listener.close();
   }
 }
 
@@ -175,7 +133,7 @@ async function call(
   logger: Logger,
 ): Promise<unknown> {
   const method = typeof name === "string" ? methods.get(name) : undefined;
-  if (!method) throw new JsonRpcError(-32601, "Method not found", `unknown method ${JSON.stringify(name)}`);
+  if (!method) throw JsonRpcError.methodNotFound(`unknown method ${JSON.stringify(name)}`);
   let named: RpcParams;
   if (params === undefined || params === null) named = {};
   else if (Array.isArray(params)) named = Object.fromEntries(method.params.map((p, i) => [p, params[i]]));
@@ -224,10 +182,7 @@ async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger
   const id = idOf(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
     return JSON.stringify(
-      errorBody(
-        id,
-        new JsonRpcError(-32600, "Invalid Request", 'expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")'),
-      ),
+      errorBody(id, JsonRpcError.invalidRequest('expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")')),
     );
   try {
     return resultText(id, await call(methods, m.method, m.params, logger));
@@ -240,6 +195,12 @@ async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger
 function idOf(msg: unknown): RpcId {
   const id = (msg as { id?: unknown } | null)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** The HTTP status of a URI-form call's error: 404 for an unknown method, 500 for a failure, else 400. */
+function uriStatus(e: JsonRpcError): number {
+  if (e.code === JsonRpcErrorCode.METHOD_NOT_FOUND) return 404;
+  return e.code === JsonRpcErrorCode.INTERNAL_ERROR ? 500 : 400;
 }
 
 /** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
@@ -274,22 +235,19 @@ async function handle(
         sendText(res, replaced ? 500 : 200, text);
       } catch (e) {
         const err = e as JsonRpcError;
-        send(res, err.code === -32601 ? 404 : err.code === -32603 ? 500 : 400, errorBody(-1, err));
+        send(res, uriStatus(err), errorBody(-1, err));
       }
       return;
     }
     if (req.method !== "POST") {
-      send(res, 405, errorBody(null, new JsonRpcError(-32600, "Invalid Request", "use POST or GET")));
+      send(res, 405, errorBody(null, JsonRpcError.invalidRequest("use POST or GET")));
       return;
     }
     let body: unknown;
     try {
       body = JSON.parse(
-        await readLimitedBody(
-          req,
-          opts.maxBodyBytes,
-          () =>
-            new JsonRpcError(-32600, "Invalid Request", `request body exceeds ${opts.maxBodyBytes} bytes`),
+        await readLimitedBody(req, opts.maxBodyBytes, () =>
+          JsonRpcError.invalidRequest(`request body exceeds ${opts.maxBodyBytes} bytes`),
         ),
       );
     } catch (e) {
@@ -297,17 +255,17 @@ async function handle(
         send(res, 413, errorBody(null, e));
         return;
       }
-      send(res, 200, errorBody(null, new JsonRpcError(-32700, "Parse error", (e as Error).message)));
+      send(res, 200, errorBody(null, JsonRpcError.parseError((e as Error).message)));
       return;
     }
     if (Array.isArray(body)) {
       if (body.length === 0) {
-        send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", "empty batch")));
+        send(res, 200, errorBody(null, JsonRpcError.invalidRequest("empty batch")));
         return;
       }
       if (maxBatch > 0 && body.length > maxBatch) {
         const why = `batch request exceeds maximum (${maxBatch}) allowed number of requests`;
-        send(res, 200, errorBody(null, new JsonRpcError(-32600, "Invalid Request", why)));
+        send(res, 200, errorBody(null, JsonRpcError.invalidRequest(why)));
         return;
       }
       const answers = await batch(methods, body, maxResponse, logger, () => res.destroyed);

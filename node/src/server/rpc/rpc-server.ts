@@ -1,4 +1,4 @@
-import { parseListenAddress } from "../listen-address.js";
+import { parseListenAddress } from "@chaind/core/listen-address";
 import type { NodeServerFactory } from "../node-server.js";
 import { DEFAULT_RPC_WRITE_TIMEOUT_MS, JsonRpcServer } from "./json-rpc-server.js";
 import { rpcMethods } from "./rpc-methods.js";

@@ -1,0 +1,60 @@
+import type { ChainNode } from "../../chain/chain-node.js";
+import { base64, blockIdJson, blockJson, blockMetaJson, eventsJson, txResultJson } from "./comet-json.js";
+import { JsonRpcError } from "./json-rpc-error.js";
+import type { RpcMethod } from "./json-rpc-server.js";
+import { hashParam, heightParam, optInt } from "./rpc-params.js";
+
+/** `block`, `block_by_hash`, `block_results` and `blockchain`: blocks from the block store. */
+export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
+  const { blocks, store } = node;
+
+  async function blockAt(height: number) {
+    const [block, meta] = await Promise.all([blocks.block(height), blocks.meta(height)]);
+    if (!block || !meta) throw JsonRpcError.internal(`block ${height} is not available`);
+    return { block_id: blockIdJson(meta.blockId), block: blockJson(block) };
+  }
+
+  return {
+    block: { params: ["height"], run: async (p) => blockAt(heightParam(p, blocks.height)) },
+    block_by_hash: {
+      params: ["hash"],
+      run: async (p) => {
+        const h = await blocks.heightByHash(hashParam(p));
+        if (h === undefined) return { block_id: blockIdJson(undefined), block: null };
+        return blockAt(h);
+      },
+    },
+    block_results: {
+      params: ["height"],
+      run: async (p) => {
+        const height = heightParam(p, blocks.height);
+        const r = await blocks.results(height);
+        if (!r) throw JsonRpcError.internal(`results for height ${height} are not available`);
+        return {
+          height: String(height),
+          txs_results: r.txResults.map(txResultJson),
+          finalize_block_events: eventsJson(r.events),
+          validator_updates: [],
+          consensus_param_updates: null,
+          app_hash: base64((await blocks.meta(height + 1))?.header?.appHash ?? store.latestAppHash),
+        };
+      },
+    },
+    blockchain: {
+      params: ["minHeight", "maxHeight"],
+      run: async (p) => {
+        const latest = blocks.height;
+        const max = Math.min(optInt(p, "maxHeight") || latest, latest);
+        const min = Math.max(optInt(p, "minHeight") || 1, 1, max - 19);
+        if (min > max)
+          throw JsonRpcError.invalidParams(`min height ${min} can't be greater than max height ${max}`);
+        const metas = [];
+        for (let h = max; h >= min; h--) {
+          const m = await blocks.meta(h);
+          if (m) metas.push(blockMetaJson(m));
+        }
+        return { last_height: String(latest), block_metas: metas };
+      },
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import type { TxResult } from "../../app/tx-result.js";
+import type { ChainNode } from "../../chain/chain-node.js";
+import type { BlockProducer, CommittedBlock } from "../../consensus/block-producer.js";
+import { base64, hexUpper, txResultJson } from "./comet-json.js";
+import { JsonRpcError } from "./json-rpc-error.js";
+import type { RpcMethod } from "./json-rpc-server.js";
+import { bytesParam } from "./rpc-params.js";
+
+/** `broadcast_tx_async`, `_sync` and `_commit`, and `num_unconfirmed_txs`: txs into the mempool. */
+export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
+  const { mempool, producer } = node;
+  return {
+    broadcast_tx_async: {
+      params: ["tx"],
+      run: async (p) => {
+        const tx = bytesParam(p, "tx", "base64");
+        void mempool.add(tx).then(() => producer.notifyTxs());
+        return { code: 0, data: "", log: "", codespace: "", hash: hexUpper(sha256(tx)) };
+      },
+    },
+    broadcast_tx_sync: {
+      params: ["tx"],
+      run: async (p) => {
+        const tx = bytesParam(p, "tx", "base64");
+        const r = await mempool.add(tx);
+        if (r.code === 0) producer.notifyTxs();
+        return checkTxJson(r, sha256(tx));
+      },
+    },
+    broadcast_tx_commit: {
+      params: ["tx"],
+      run: async (p) => {
+        const tx = bytesParam(p, "tx", "base64");
+        const hash = sha256(tx);
+        const included = waitForTx(producer, hash, node.nodeConfig.rpc.timeoutBroadcastTxCommitMs);
+        const check = await mempool.add(tx);
+        if (check.code !== 0) {
+          included.catch(() => {});
+          return {
+            check_tx: txResultJson(check),
+            tx_result: txResultJson(emptyResult()),
+            hash: hexUpper(hash),
+            height: "0",
+          };
+        }
+        producer.notifyTxs();
+        const { height, result } = await included;
+        return {
+          check_tx: txResultJson(check),
+          tx_result: txResultJson(result),
+          hash: hexUpper(hash),
+          height: String(height),
+        };
+      },
+    },
+    num_unconfirmed_txs: {
+      params: [],
+      run: async () => ({
+        n_txs: String(mempool.size),
+        total: String(mempool.size),
+        total_bytes: String(mempool.bytes),
+        txs: null,
+      }),
+    },
+  };
+}
+
+function checkTxJson(r: TxResult, hash: Uint8Array) {
+  return { code: r.code, data: base64(r.data), log: r.log, codespace: r.codespace, hash: hexUpper(hash) };
+}
+
+/** Resolves when a block holding `hash` commits, or rejects after the timeout. */
+function waitForTx(
+  producer: BlockProducer,
+  hash: Uint8Array,
+  timeoutMs: number,
+): Promise<{ height: number; result: TxResult }> {
+  return new Promise((resolve, reject) => {
+    const hex = hexUpper(hash);
+    const done = () => {
+      clearTimeout(timer);
+      offCommit();
+      offStop();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(JsonRpcError.internal(`timed out waiting for tx ${hex} to be included in a block`));
+    }, timeoutMs);
+    // A waiter never keeps a stopping process alive; its connection is closed with the server.
+    timer.unref();
+    const offCommit = producer.onCommit((b: CommittedBlock) => {
+      const i = (b.block.data?.txs ?? []).findIndex((t) => hexUpper(sha256(t)) === hex);
+      if (i < 0) return;
+      done();
+      resolve({ height: b.height, result: b.txResults[i] });
+    });
+    // A node stopping (an upgrade halt, a signal) answers at once instead of holding the waiter, and with it
+    // the process, until the timeout.
+    const offStop = producer.onStop(() => {
+      done();
+      reject(JsonRpcError.internal(`the node stopped before tx ${hex} was included in a block`));
+    });
+  });
+}
+
+/** The tx_result of a tx CheckTx refused: it never ran. */
+function emptyResult(): TxResult {
+  return {
+    code: 0,
+    codespace: "",
+    log: "",
+    info: "",
+    data: new Uint8Array(),
+    gasWanted: 0n,
+    gasUsed: 0n,
+    events: [],
+  };
+}
