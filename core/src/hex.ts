@@ -7,10 +7,3 @@ export function toHex(bytes: Uint8Array): string {
 export function toHexUpper(bytes: Uint8Array): string {
   return toHex(bytes).toUpperCase();
 }
-
-/** Bytes of hex text; refuses odd lengths and non-hex characters instead of silently truncating. */
-export function fromHex(text: string): Uint8Array {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text))
-    throw new Error(`invalid hex ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`);
-  return new Uint8Array(Buffer.from(text, "hex"));
-}

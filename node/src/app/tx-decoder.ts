@@ -1,4 +1,5 @@
 import { type DescMessage, fromBinary, type Message } from "@bufbuild/protobuf";
+import { toHexUpper } from "@chaind/core/hex";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -110,5 +111,5 @@ export function decodeTx(bytes: Uint8Array, types: TypeRegistry): DecodedTx {
 }
 
 export function txHashHex(hash: Uint8Array): string {
-  return Buffer.from(hash).toString("hex").toUpperCase();
+  return toHexUpper(hash);
 }

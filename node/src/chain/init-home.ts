@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { toHexUpper } from "@chaind/core/hex";
 import { type AppConfig, defaultAppConfig, renderAppToml } from "../config/app-config.js";
 import { type ClientConfig, defaultClientConfig, renderClientToml } from "../config/client-config.js";
 import { defaultConsensusParams, type GenesisDoc, writeGenesis } from "../config/genesis.js";
@@ -81,7 +82,7 @@ export function initHome(
   return {
     layout,
     genesis,
-    validatorAddress: Buffer.from(signer.address).toString("hex").toUpperCase(),
+    validatorAddress: toHexUpper(signer.address),
     validatorPubKey: signer.pubKey,
   };
 }

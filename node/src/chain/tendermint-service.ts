@@ -1,5 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { toHex } from "@chaind/core/hex";
 import {
   GetBlockByHeightResponseSchema,
   GetLatestBlockResponseSchema,
@@ -67,7 +68,7 @@ export function registerTendermintService(registrar: ServiceRegistrar, deps: Ten
             block: BigInt(COMET_PROTOCOL.block),
             app: BigInt(app.info().appVersion),
           },
-          defaultNodeId: Buffer.from(signer.address).toString("hex"),
+          defaultNodeId: toHex(signer.address),
           listenAddr: deps.rpcAddress,
           network: deps.chainId,
           version: COMET_VERSION,

@@ -1,5 +1,6 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
+import { toHexUpper } from "@chaind/core/hex";
 import { type TxResponse, TxResponseSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
 import {
   AuthInfoSchema,
@@ -13,8 +14,6 @@ import type { AbciEvent } from "../app/events.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import { rfc3339 } from "../consensus/rfc3339.js";
-
-const hexUpper = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
 
 export function eventsProto(events: readonly AbciEvent[]) {
   return events.map((e) => ({
@@ -48,10 +47,10 @@ export function txResponse(
   }
   return create(TxResponseSchema, {
     height: BigInt(committed?.height ?? 0),
-    txhash: hexUpper(sha256(bytes)),
+    txhash: toHexUpper(sha256(bytes)),
     codespace: result.codespace,
     code: result.code,
-    data: hexUpper(result.data),
+    data: toHexUpper(result.data),
     rawLog: result.log,
     info: result.info,
     gasWanted: result.gasWanted,

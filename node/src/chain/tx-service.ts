@@ -1,4 +1,5 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
+import { toHexUpper } from "@chaind/core/hex";
 import { TxMsgDataSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
 import {
   BroadcastMode,
@@ -71,7 +72,7 @@ export function registerTxService(
       if (req.mode === BroadcastMode.ASYNC) {
         void mempool.add(req.txBytes).then(() => producer.notifyTxs());
         return create(BroadcastTxResponseSchema, {
-          txResponse: { txhash: Buffer.from(sha256(req.txBytes)).toString("hex").toUpperCase() },
+          txResponse: { txhash: toHexUpper(sha256(req.txBytes)) },
         });
       }
       const check = await mempool.add(req.txBytes);

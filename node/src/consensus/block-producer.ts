@@ -1,5 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { EvidenceListSchema } from "@chaind/proto/tendermint/types/evidence_pb";
@@ -47,11 +48,9 @@ export type StopReason =
   | { kind: "halt"; reason: string }
   | { kind: "error"; error: Error };
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
-
 function resultBytes(r: TxResult): Uint8Array {
   const enc = new TextEncoder();
-  return sha256(enc.encode(`${r.code}|${Buffer.from(r.data).toString("hex")}|${r.gasWanted}|${r.gasUsed}`));
+  return sha256(enc.encode(`${r.code}|${toHex(r.data)}|${r.gasWanted}|${r.gasUsed}`));
 }
 
 /**
@@ -225,8 +224,8 @@ export class BlockProducer {
     this.deps.logger.info("committed block", {
       height,
       txs: txs.length,
-      app_hash: hex(appHash),
-      block_hash: hex(hash),
+      app_hash: toHexUpper(appHash),
+      block_hash: toHexUpper(hash),
       ms,
     });
     return { height, block, hash, txResults: result.txResults, appHash, ms };

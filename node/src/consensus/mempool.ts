@@ -1,3 +1,4 @@
+import { toHex } from "@chaind/core/hex";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
@@ -44,7 +45,7 @@ export class Mempool {
         ),
       );
     }
-    const key = Buffer.from(sha256(tx)).toString("hex");
+    const key = toHex(sha256(tx));
     if (this.keys.has(key))
       return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
     if (this.entries.length >= this.opts.size || this.totalBytes + tx.length > this.opts.maxTxsBytes) {
@@ -82,7 +83,7 @@ export class Mempool {
    * whose sequence went stale leaves the pool instead of failing in every later block.
    */
   async update(committed: readonly Uint8Array[]): Promise<void> {
-    const done = new Set(committed.map((tx) => Buffer.from(sha256(tx)).toString("hex")));
+    const done = new Set(committed.map((tx) => toHex(sha256(tx))));
     const rest = this.entries.filter((e) => !done.has(e.key));
     this.entries = [];
     this.keys.clear();

@@ -1,3 +1,4 @@
+import { toHexUpper } from "@chaind/core/hex";
 import type { Block } from "@chaind/proto/tendermint/types/block_pb";
 import type { BlockID, BlockMeta, Commit, Header } from "@chaind/proto/tendermint/types/types_pb";
 import type { AbciEvent } from "../../app/events.js";
@@ -5,10 +6,7 @@ import type { TxResult } from "../../app/tx-result.js";
 import { rfc3339 } from "../../consensus/rfc3339.js";
 
 /** CometBFT's JSON: hashes as upper-case hex, bytes as base64, 64-bit integers as strings. */
-export const hexUpper = (b: Uint8Array | undefined) =>
-  Buffer.from(b ?? [])
-    .toString("hex")
-    .toUpperCase();
+export const hexUpper = (b: Uint8Array | undefined) => toHexUpper(b ?? new Uint8Array());
 export const base64 = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("base64");
 
 export function blockIdJson(id: BlockID | undefined) {

@@ -1,3 +1,4 @@
+import { toHex } from "@chaind/core/hex";
 import type { ChainNode } from "../../chain/chain-node.js";
 import { COMET_CHANNELS, COMET_PROTOCOL, COMET_VERSION } from "../../consensus/comet-version.js";
 import { rfc3339 } from "../../consensus/rfc3339.js";
@@ -8,7 +9,7 @@ import { heightParam, paging } from "./rpc-params.js";
 /** `health`, `status` and `validators`: the node, its sync state and its (one) validator. */
 export function statusMethods(node: ChainNode): Record<string, RpcMethod> {
   const { app, blocks, store, signer, chainId } = node;
-  const nodeId = Buffer.from(signer.address).toString("hex");
+  const nodeId = toHex(signer.address);
   return {
     health: { params: [], run: async () => ({}) },
     status: {
