@@ -1,8 +1,8 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
+import { CliError } from "../client/cli-error.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
-import { CliError } from "./cli-error.js";
 import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";
 import { initCommand } from "./init.js";

@@ -1,6 +1,6 @@
+import { CliError } from "../client/cli-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createWinstonLogger, parseLogLevel } from "../logging/winston-logger.js";
-import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
 export function loggerFromArgs(args: Pick<GlobalArgs, "log_level" | "log_format">): Logger {

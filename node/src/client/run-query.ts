@@ -11,8 +11,8 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { PROTO_JSON_WRITE } from "../app/proto-json.js";
-import { NodeCallError, NodeRpcClient } from "../client/node-rpc-client.js";
 import { CliError } from "./cli-error.js";
+import { NodeCallError, NodeRpcClient } from "./node-rpc-client.js";
 import { clientDefaults, type QueryArgs } from "./query-options.js";
 
 export function nodeClient(args: QueryArgs): NodeRpcClient {

@@ -8,21 +8,21 @@ import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
 import { toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
-import {
-  encodeAuthInfo,
-  encodeBody,
-  type SignerInfoParts,
-  signTxDirect,
-  type UnsignedTxParts,
-} from "../client/direct-signing.js";
-import type { KeySigner } from "../client/keyring/keyring.js";
-import { NodeCallError } from "../client/node-rpc-client.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SimulateRequestSchema, SimulateResponseSchema } from "../gen/sdk/tx/v1beta1/service_pb.js";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "../gen/sdk/tx/v1beta1/tx_pb.js";
 import { type ChainAccount, chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
+import {
+  encodeAuthInfo,
+  encodeBody,
+  type SignerInfoParts,
+  signTxDirect,
+  type UnsignedTxParts,
+} from "./direct-signing.js";
+import type { KeySigner } from "./keyring/keyring.js";
+import { NodeCallError } from "./node-rpc-client.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import type { TxArgs } from "./tx-options.js";

@@ -1,9 +1,9 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { NodeCallError } from "../client/node-rpc-client.js";
 import { BaseAccountSchema } from "../gen/sdk/auth/v1beta1/auth_pb.js";
 import { QueryAccountRequestSchema, QueryAccountResponseSchema } from "../gen/sdk/auth/v1beta1/query_pb.js";
 import { PubKeySchema } from "../gen/sdk/crypto/secp256k1/keys_pb.js";
 import { CliError } from "./cli-error.js";
+import { NodeCallError } from "./node-rpc-client.js";
 import type { QueryArgs } from "./query-options.js";
 import { nodeClient } from "./run-query.js";
 
