@@ -1,11 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { createConnection, createServer, type Socket } from "node:net";
+import { type HttpHandler, HttpListener, type HttpListenerOptions } from "@chaind/core/http-listener";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type HttpHandler,
-  HttpListener,
-  type HttpListenerOptions,
-} from "@chaind/core/http-listener";
 
 /** Whether this machine has an IPv6 loopback (containers may switch it off). */
 const ipv6 = await new Promise<boolean>((resolve) => {

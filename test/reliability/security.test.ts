@@ -7,6 +7,7 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { parseListenAddress } from "@chaind/core/listen-address";
 import { silentLogger } from "@chaind/core/logger";
 import {
   QueryBalanceRequestSchema,
@@ -25,7 +26,6 @@ import { signTxDirect } from "../../node/src/client/direct-signing.js";
 import { readAppConfig } from "../../node/src/config/app-config.js";
 import { readNodeConfig } from "../../node/src/config/node-config.js";
 import { moduleAddress } from "../../node/src/crypto/address.js";
-import { parseListenAddress } from "@chaind/core/listen-address";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { RestGateway } from "../../node/src/server/rest/rest-gateway.js";
 import { restRoutes } from "../../node/src/server/rest/rest-routes.js";

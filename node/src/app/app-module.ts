@@ -1,4 +1,5 @@
 import type { DescFile } from "@bufbuild/protobuf";
+import type { ModuleCliContext, ModuleCommand } from "../client/module-command.js";
 import type { Context } from "./context.js";
 import type { ServiceRegistrar } from "./service-registrar.js";
 
@@ -27,4 +28,10 @@ export interface AppModule {
   registerServices?(registrar: ServiceRegistrar): void;
   /** Keyed by the version a step starts from. */
   readonly migrations?: Readonly<Record<number, Migration>>;
+  /** `<app> tx <name> ...`: the module's transactions, built, signed and broadcast from the command line. */
+  txCommand?(ctx: ModuleCliContext): ModuleCommand;
+  /** `<app> query <name> ...`: the module's queries against a node. */
+  queryCommand?(ctx: ModuleCliContext): ModuleCommand;
+  /** Commands the module adds under `<app> genesis`, for building the genesis file (staking's `gentx`). */
+  genesisCommands?(ctx: ModuleCliContext): ModuleCommand[];
 }

@@ -2,7 +2,7 @@ import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../client/cli-error.js";
 import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";
 import { initCommand } from "./init.js";

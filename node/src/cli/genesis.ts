@@ -3,11 +3,12 @@ import { AddressCodec } from "../app/address-codec.js";
 import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
+import { CliError } from "../client/cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import { readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { CliError } from "./cli-error.js";
-import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
-import { collectGentxsCommand, gentxCommand } from "./gentx.js";
+import { cliApp } from "./cli-app.js";
+import { collectGentxsCommand } from "./collect-gentxs.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface AddAccountArgs extends GlobalArgs, KeyringArgs {
@@ -91,18 +92,18 @@ function validateCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalAr
   };
 }
 
-/** `chaind genesis ...`: building the genesis file. */
+/** `chaind genesis ...`: building the genesis file, with the commands modules add (staking's gentx). */
 export function genesisCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
   return {
     command: "genesis <command>",
     describe: "Application's genesis-related subcommands",
-    builder: (y) =>
-      y
-        .command(addAccountCommand())
-        .command(validateCommand(def))
-        .command(gentxCommand(def))
-        .command(collectGentxsCommand())
-        .demandCommand(1) as never,
+    builder: (y) => {
+      y.command(addAccountCommand()).command(validateCommand(def));
+      const app = cliApp(def);
+      for (const m of app.modules)
+        for (const command of m.genesisCommands?.(app.context) ?? []) y.command(command);
+      return y.command(collectGentxsCommand()).demandCommand(1) as never;
+    },
     handler: () => {},
   };
 }

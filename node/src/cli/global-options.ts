@@ -1,9 +1,9 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { HomeArgs } from "../client/home-args.js";
 
 /** Options every `chaind` command accepts. */
-export interface GlobalArgs {
-  home: string;
+export interface GlobalArgs extends HomeArgs {
   log_level: string;
   log_format: "plain" | "json";
 }

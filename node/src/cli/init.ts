@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { HomeExistsError, initHome } from "../chain/init-home.js";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../client/cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface InitArgs extends GlobalArgs {

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
+import { CliError } from "../client/cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import { keyOutput, keyOutputsText, pubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
 import { readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { CliError } from "./cli-error.js";
-import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
 import type { GlobalArgs } from "./global-options.js";
 
 /** Streams the command talks through; tests pass their own. */

@@ -1,6 +1,6 @@
 import type { Logger } from "@chaind/core/logger";
 import { createWinstonLogger, parseLogLevel } from "@chaind/core/winston-logger";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../client/cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
 export function loggerFromArgs(args: Pick<GlobalArgs, "log_level" | "log_format">): Logger {

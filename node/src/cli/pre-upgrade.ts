@@ -1,6 +1,7 @@
 import { silentLogger } from "@chaind/core/logger";
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
+import { CliError } from "../client/cli-error.js";
 import { readAppConfig } from "../config/app-config.js";
 import { readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
@@ -8,7 +9,6 @@ import { readNodeConfig } from "../config/node-config.js";
 import { pruningFromAppConfig } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import { StoreLockedError } from "../store/store-errors.js";
-import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
 /** The supervisor's pre-upgrade protocol (cosmovisor): 0 done, 1 not supported, 30 failed, 31 retry. */

@@ -1,23 +1,26 @@
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
-import { authQueryCommand } from "../modules/auth/auth-cli.js";
-import { bankQueryCommand } from "../modules/bank/bank-cli.js";
-import { govQueryCommand } from "../modules/gov/gov-cli.js";
-import { upgradeQueryCommand } from "../modules/upgrade/upgrade-cli.js";
-import { CliError } from "./cli-error.js";
-import { cliTypes } from "./cli-types.js";
+import { CliError } from "../client/cli-error.js";
+import { type QueryArgs, queryOptions } from "../client/query-options.js";
+import { nodeClient, printJson } from "../client/run-query.js";
+import { cliApp } from "./cli-app.js";
 import type { GlobalArgs } from "./global-options.js";
-import { type QueryArgs, queryOptions } from "./query-options.js";
-import { nodeClient, printJson } from "./run-query.js";
 
-/** `chaind query <module> ...`, plus `tx <hash>`, `txs --query` and `block [height]` from the node's RPC. */
+/**
+ * `chaind query <module> ...` for each module with queries, plus `tx <hash>`, `txs --query` and `block [height]`
+ * from the node's RPC.
+ */
 export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
   return {
     command: "query <module>",
     aliases: ["q"],
     describe: "Querying subcommands",
     builder: (y) => {
-      const types = cliTypes(def);
+      const app = cliApp(def);
+      for (const m of app.modules) {
+        const command = m.queryCommand?.(app.context);
+        if (command) y.command(command);
+      }
       const rpc = async (a: unknown, method: string, params: Record<string, unknown>) => {
         try {
           printJson(a as QueryArgs, await nodeClient(a as QueryArgs).call(method, params));
@@ -26,10 +29,6 @@ export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, Glob
         }
       };
       return y
-        .command(authQueryCommand(types) as never)
-        .command(bankQueryCommand(types) as never)
-        .command(govQueryCommand(types) as never)
-        .command(upgradeQueryCommand(types) as never)
         .command({
           command: "tx <hash>",
           describe: "A committed transaction by hash",

@@ -1,15 +1,15 @@
 import type { CommandModule } from "yargs";
 import { parseDecCoins } from "../app/dec-coins.js";
+import { ModuleHaltError } from "../app/module-halt-error.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
+import { CliError } from "../client/cli-error.js";
 import { readAppConfig } from "../config/app-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { UPGRADE_HALT_EXIT_CODE, UpgradeHaltError } from "../modules/upgrade/upgrade-halt.js";
 import type { NodeServer } from "../server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
-import { CliError } from "./cli-error.js";
 import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
@@ -132,10 +132,8 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       await node.close();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      if (reason.kind === "error" && reason.error instanceof UpgradeHaltError) {
-        const code = reason.error.code === "UPGRADE_NEEDED" ? UPGRADE_HALT_EXIT_CODE : 1;
-        throw new CliError(reason.error.message, code);
-      }
+      if (reason.kind === "error" && reason.error instanceof ModuleHaltError)
+        throw new CliError(reason.error.message, reason.error.exitCode);
       if (reason.kind === "error") throw new CliError(`node stopped on an error: ${reason.error.message}`);
       if (reason.kind === "halt") logger.info("node halted", { reason: reason.reason });
       logger.info("node stopped", { height: node.store.latestHeight });

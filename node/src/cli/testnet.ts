@@ -6,9 +6,9 @@ import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { addGenesisValidator, setGovPeriods } from "../chain/genesis-validators.js";
 import { HomeExistsError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
+import { CliError } from "../client/cli-error.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import { writeGenesis } from "../config/genesis.js";
-import { CliError } from "./cli-error.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface TestnetArgs extends GlobalArgs {

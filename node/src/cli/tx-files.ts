@@ -17,13 +17,13 @@ import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
 import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
+import { chainAccount } from "../client/chain-account.js";
+import { CliError } from "../client/cli-error.js";
+import { keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
+import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-options.js";
+import { nodeClient, printJson } from "../client/run-query.js";
 import { ChainError } from "../errors/chain-error.js";
-import { chainAccount } from "./chain-account.js";
-import { CliError } from "./cli-error.js";
-import { keyringOptions, withCliKeyring } from "./cli-keyring.js";
-import { clientDefaults, type QueryArgs, queryOptions } from "./query-options.js";
-import { nodeClient, printJson } from "./run-query.js";
 
 function readTxFile(file: string, types: TypeRegistry): Tx {
   let json: JsonValue;

@@ -4,9 +4,21 @@ import { execa, type ResultPromise } from "execa";
 
 export const CHAIND_BIN = join(import.meta.dirname, "../../../node/bin/chaind.js");
 
-/** Runs a chaind command to completion. */
-export function chaind(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
-  return execa("node", [CHAIND_BIN, ...args], { reject: false, input: opts.input, env: opts.env });
+/** The `chaind` of a test chain version (fixtures/testchain/<v>), as `npm run build` compiles it. */
+export function testchainBin(v: "v1" | "v2" | "v3"): string {
+  return join(import.meta.dirname, "../../../dist/fixtures/testchain", v, "main.js");
+}
+
+/** Runs a chaind command (of `bin`, the standard app by default) to completion. */
+export function chaind(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string>; bin?: string } = {},
+) {
+  return execa("node", [opts.bin ?? CHAIND_BIN, ...args], {
+    reject: false,
+    input: opts.input,
+    env: opts.env,
+  });
 }
 
 /** A running `chaind start` whose log lines are collected as they come. */
@@ -14,8 +26,8 @@ export class NodeProcess {
   readonly proc: ResultPromise;
   private readonly out: LineCollector;
 
-  constructor(home: string, extra: string[] = [], env?: Record<string, string>) {
-    this.proc = execa("node", [CHAIND_BIN, "start", "--home", home, ...extra], {
+  constructor(home: string, extra: string[] = [], env?: Record<string, string>, bin = CHAIND_BIN) {
+    this.proc = execa("node", [bin, "start", "--home", home, ...extra], {
       env,
       reject: false,
       all: true,

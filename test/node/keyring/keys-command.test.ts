@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import yargs from "yargs";
-import { CliError } from "../../../node/src/cli/cli-error.js";
 import { globalOptions } from "../../../node/src/cli/global-options.js";
 import { makeKeysCommand } from "../../../node/src/cli/keys.js";
+import { CliError } from "../../../node/src/client/cli-error.js";
 import { decodeBech32, encodeBech32 } from "../../../node/src/crypto/bech32.js";
 import { deriveSecp256k1Key } from "../../../node/src/crypto/hd-wallet.js";
 

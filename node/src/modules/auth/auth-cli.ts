@@ -1,10 +1,11 @@
 import { Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { CommandModule } from "yargs";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
-import { printMessage, runQuery } from "../../cli/run-query.js";
+import type { HomeArgs } from "../../client/home-args.js";
+import { type QueryArgs, queryOptions } from "../../client/query-options.js";
+import { printMessage, runQuery } from "../../client/run-query.js";
 
-export function authQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+export function authQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   return {
     command: "auth <command>",
     describe: "Querying commands for the auth module",

@@ -7,8 +7,10 @@ import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
 import { FEE_COLLECTOR } from "./ante-handler.js";
+import { authQueryCommand } from "./auth-cli.js";
 import { authQueryServer } from "./auth-query-server.js";
 
 /** Accounts and their numbers, sequences and public keys. */
@@ -77,5 +79,9 @@ export class AuthModule implements AppModule {
 
   registerServices(r: ServiceRegistrar): void {
     r.queryService(Query, authQueryServer(this.keeper, this.moduleAccountNames));
+  }
+
+  queryCommand(ctx: ModuleCliContext): ModuleCommand {
+    return authQueryCommand(ctx.types);
   }
 }

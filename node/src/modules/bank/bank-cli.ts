@@ -4,13 +4,14 @@ import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { CliError } from "../../cli/cli-error.js";
-import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
-import { printMessage, runQuery } from "../../cli/run-query.js";
-import { runTx } from "../../cli/run-tx.js";
-import { type TxArgs, txOptions } from "../../cli/tx-options.js";
+import { CliError } from "../../client/cli-error.js";
+import type { HomeArgs } from "../../client/home-args.js";
+import { type QueryArgs, queryOptions } from "../../client/query-options.js";
+import { printMessage, runQuery } from "../../client/run-query.js";
+import { runTx } from "../../client/run-tx.js";
+import { type TxArgs, txOptions } from "../../client/tx-options.js";
 
-export function bankTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
+export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
   return {
     command: "bank <command>",
     describe: "Bank transaction subcommands",
@@ -41,7 +42,7 @@ export function bankTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxA
   };
 }
 
-export function bankQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+export function bankQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   return {
     command: "bank <command>",
     describe: "Querying commands for the bank module",

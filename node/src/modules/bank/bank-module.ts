@@ -8,7 +8,9 @@ import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
+import { bankQueryCommand, bankTxCommand } from "./bank-cli.js";
 import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";
 import { bankMsgServer } from "./bank-msg-server.js";
 import { bankQueryServer } from "./bank-query-server.js";
@@ -97,5 +99,13 @@ export class BankModule implements AppModule {
   registerServices(r: ServiceRegistrar): void {
     r.msgService(Msg, bankMsgServer(this.keeper, this.accounts, this.opts));
     r.queryService(Query, bankQueryServer(this.keeper, this.accounts));
+  }
+
+  txCommand(ctx: ModuleCliContext): ModuleCommand {
+    return bankTxCommand(ctx.types);
+  }
+
+  queryCommand(ctx: ModuleCliContext): ModuleCommand {
+    return bankQueryCommand(ctx.types);
   }
 }

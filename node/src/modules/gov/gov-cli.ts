@@ -13,11 +13,12 @@ import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
 import { fromProtoJson } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { CliError } from "../../cli/cli-error.js";
-import { type QueryArgs, queryOptions } from "../../cli/query-options.js";
-import { printMessage, runQuery } from "../../cli/run-query.js";
-import { runTx } from "../../cli/run-tx.js";
-import { type TxArgs, txOptions } from "../../cli/tx-options.js";
+import { CliError } from "../../client/cli-error.js";
+import type { HomeArgs } from "../../client/home-args.js";
+import { type QueryArgs, queryOptions } from "../../client/query-options.js";
+import { printMessage, runQuery } from "../../client/run-query.js";
+import { runTx } from "../../client/run-tx.js";
+import { type TxArgs, txOptions } from "../../client/tx-options.js";
 
 const coins = (text: string, flag: string) => {
   try {
@@ -46,7 +47,7 @@ function voteOption(raw: string): VoteOption {
   return value as VoteOption;
 }
 
-export function govTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
+export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
   const tx = (a: unknown, build: (from: string) => ReturnType<TypeRegistry["pack"]>[]) =>
     runTx(a as TxArgs, types, build);
   return {
@@ -161,7 +162,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxAr
   };
 }
 
-export function govQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+export function govQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   const q = (a: unknown) => a as QueryArgs;
   return {
     command: "gov <command>",

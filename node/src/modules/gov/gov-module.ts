@@ -14,10 +14,12 @@ import { EventManager } from "../../app/events.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { CacheMultiStore } from "../../store/cache-multi-store.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
+import { govQueryCommand, govTxCommand } from "./gov-cli.js";
 import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
@@ -89,6 +91,14 @@ export class GovModule implements AppModule {
       govMsgServer(this.keeper, { types: this.types, registrar: () => r, authority: this.authority }),
     );
     r.queryService(Query, govQueryServer(this.keeper, this.staking));
+  }
+
+  txCommand(ctx: ModuleCliContext): ModuleCommand {
+    return govTxCommand(ctx.types);
+  }
+
+  queryCommand(ctx: ModuleCliContext): ModuleCommand {
+    return govQueryCommand(ctx.types);
   }
 
   async endBlock(ctx: Context): Promise<void> {

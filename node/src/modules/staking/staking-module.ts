@@ -11,9 +11,11 @@ import type { Context } from "../../app/context.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { moduleAddress } from "../../crypto/address.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
+import { gentxCommand } from "./staking-cli.js";
 import { BONDED_POOL, defaultStakingParams, STAKING_STORE, type StakingKeeper } from "./staking-keeper.js";
 import { stakingMsgServer } from "./staking-msg-server.js";
 import { stakingQueryServer } from "./staking-query-server.js";
@@ -101,5 +103,9 @@ export class StakingModule implements AppModule {
   registerServices(r: ServiceRegistrar): void {
     r.msgService(Msg, stakingMsgServer(this.keeper));
     r.queryService(Query, stakingQueryServer(this.keeper, this.bank));
+  }
+
+  genesisCommands(ctx: ModuleCliContext): ModuleCommand[] {
+    return [gentxCommand(ctx.types)];
   }
 }

@@ -10,12 +10,13 @@ import type { Argv, CommandModule } from "yargs";
 import { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { CliError } from "../../cli/cli-error.js";
-import type { QueryArgs } from "../../cli/query-options.js";
-import { queryOptions } from "../../cli/query-options.js";
-import { nodeClient, printJson, printMessage, runQuery } from "../../cli/run-query.js";
-import { runTx } from "../../cli/run-tx.js";
-import { type TxArgs, txOptions } from "../../cli/tx-options.js";
+import { CliError } from "../../client/cli-error.js";
+import type { HomeArgs } from "../../client/home-args.js";
+import type { QueryArgs } from "../../client/query-options.js";
+import { queryOptions } from "../../client/query-options.js";
+import { nodeClient, printJson, printMessage, runQuery } from "../../client/run-query.js";
+import { runTx } from "../../client/run-tx.js";
+import { type TxArgs, txOptions } from "../../client/tx-options.js";
 import { moduleAddress } from "../../crypto/address.js";
 
 interface ProposalArgs extends TxArgs {
@@ -65,7 +66,7 @@ function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
 }
 
 /** `chaind tx upgrade software-upgrade|cancel-software-upgrade`: governance proposals carrying upgrade messages. */
-export function upgradeTxCommand(types: TypeRegistry): CommandModule<QueryArgs, TxArgs> {
+export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
   return {
     command: "upgrade <command>",
     describe: "Upgrade transaction subcommands (governance proposals)",
@@ -174,7 +175,7 @@ async function warnIfTooSoon(a: SoftwareUpgradeArgs): Promise<void> {
 }
 
 /** `chaind query upgrade plan|applied|module_versions|authority`. */
-export function upgradeQueryCommand(types: TypeRegistry): CommandModule<QueryArgs, QueryArgs> {
+export function upgradeQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   return {
     command: "upgrade <command>",
     describe: "Querying commands for the upgrade module",

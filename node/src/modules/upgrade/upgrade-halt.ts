@@ -1,3 +1,5 @@
+import { ModuleHaltError } from "../../app/module-halt-error.js";
+
 /** Why the upgrade module stops the node; each has its own exit code for `chaind start`. */
 export type UpgradeHaltCode = "UPGRADE_NEEDED" | "BINARY_TOO_EARLY" | "DOWNGRADE";
 
@@ -8,12 +10,12 @@ export type UpgradeHaltCode = "UPGRADE_NEEDED" | "BINARY_TOO_EARLY" | "DOWNGRADE
 export const UPGRADE_HALT_EXIT_CODE = 3;
 
 /** Thrown by PreBlock to stop block production before the block executes; nothing of that block commits. */
-export class UpgradeHaltError extends Error {
+export class UpgradeHaltError extends ModuleHaltError {
   constructor(
     readonly code: UpgradeHaltCode,
     message: string,
   ) {
-    super(message);
+    super(message, code === "UPGRADE_NEEDED" ? UPGRADE_HALT_EXIT_CODE : 1);
     this.name = "UpgradeHaltError";
   }
 }

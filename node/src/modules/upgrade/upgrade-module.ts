@@ -6,7 +6,9 @@ import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { runMigrations } from "../../app/module-migrations.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { deleteStore, renameStore } from "../../store/store-upgrades.js";
+import { upgradeQueryCommand, upgradeTxCommand } from "./upgrade-cli.js";
 import { UpgradeHaltError } from "./upgrade-halt.js";
 import type { StoreUpgrades, UpgradeRegistry } from "./upgrade-handlers.js";
 import { writeUpgradeInfo } from "./upgrade-info-file.js";
@@ -64,6 +66,14 @@ export class UpgradeModule implements AppModule {
   registerServices(r: ServiceRegistrar): void {
     r.msgService(Msg, upgradeMsgServer(this.keeper, this.opts.authority));
     r.queryService(Query, upgradeQueryServer(this.keeper, this.opts.authority));
+  }
+
+  txCommand(ctx: ModuleCliContext): ModuleCommand {
+    return upgradeTxCommand(ctx.types);
+  }
+
+  queryCommand(ctx: ModuleCliContext): ModuleCommand {
+    return upgradeQueryCommand(ctx.types);
   }
 
   async preBlock(ctx: Context): Promise<void> {

@@ -1,14 +1,14 @@
-import type { PassphrasePrompt } from "../client/keyring/key-vault.js";
-import type { Keyring } from "../client/keyring/keyring.js";
-import { KeyringError } from "../client/keyring/keyring-error.js";
-import { openKeyring } from "../client/keyring/open-keyring.js";
-import { TerminalInput, type TerminalInputStreams } from "../client/keyring/terminal-input.js";
 import { CliError } from "./cli-error.js";
+import type { HomeArgs } from "./home-args.js";
+import type { PassphrasePrompt } from "./keyring/key-vault.js";
+import type { Keyring } from "./keyring/keyring.js";
+import { KeyringError } from "./keyring/keyring-error.js";
+import { openKeyring } from "./keyring/open-keyring.js";
+import { TerminalInput, type TerminalInputStreams } from "./keyring/terminal-input.js";
 import { clientDefaults } from "./query-options.js";
 
 /** The flags that choose a command's keyring. */
-export interface KeyringArgs {
-  home: string;
+export interface KeyringArgs extends HomeArgs {
   "keyring-backend"?: string;
   "keyring-dir"?: string;
 }

@@ -1,24 +1,23 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { create, fromBinary, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { create, fromBinary, toJson } from "@bufbuild/protobuf";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { MsgCreateValidatorSchema } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import type { CommandModule } from "yargs";
-import { AddressCodec } from "../app/address-codec.js";
-import { Coins } from "../app/coins.js";
-import { PROTO_JSON_WRITE } from "../app/proto-json.js";
-import type { AppDefinition } from "../chain/app-definition.js";
-import { encodeAuthInfo, encodeBody, signTxDirect } from "../client/direct-signing.js";
-import { readGenesis, writeGenesis } from "../config/genesis.js";
-import { HomeLayout } from "../config/home-layout.js";
-import { readPrivValidatorKey } from "../config/priv-validator-key.js";
-import { CliError } from "./cli-error.js";
-import { type KeyringArgs, keyringOptions, withCliKeyring } from "./cli-keyring.js";
-import { cliTypes } from "./cli-types.js";
-import type { GlobalArgs } from "./global-options.js";
+import { AddressCodec } from "../../app/address-codec.js";
+import { Coins } from "../../app/coins.js";
+import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import type { TypeRegistry } from "../../app/type-registry.js";
+import { CliError } from "../../client/cli-error.js";
+import { type KeyringArgs, keyringOptions, withCliKeyring } from "../../client/cli-keyring.js";
+import { encodeAuthInfo, encodeBody, signTxDirect } from "../../client/direct-signing.js";
+import type { HomeArgs } from "../../client/home-args.js";
+import { readGenesis } from "../../config/genesis.js";
+import { HomeLayout } from "../../config/home-layout.js";
+import { readPrivValidatorKey } from "../../config/priv-validator-key.js";
 
-interface GentxArgs extends GlobalArgs, KeyringArgs {
+interface GentxArgs extends KeyringArgs {
   key: string;
   amount: string;
   moniker?: string;
@@ -28,7 +27,7 @@ interface GentxArgs extends GlobalArgs, KeyringArgs {
  * `chaind genesis gentx <key> <amount>`: a MsgCreateValidator signed by the key, bonding `amount` with this
  * home's consensus key (priv_validator_key.json), written to config/gentx/ for collect-gentxs.
  */
-export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, GentxArgs> {
+export function gentxCommand(types: TypeRegistry): CommandModule<HomeArgs, GentxArgs> {
   return {
     command: "gentx <key> <amount>",
     describe: "Generate a genesis tx that creates a validator with a self-delegation",
@@ -57,7 +56,6 @@ export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, Gent
       if (!funded)
         throw new CliError(`account ${key.address} is not in genesis: add it with add-genesis-account first`);
       const consensus = readPrivValidatorKey(layout.privValidatorKey);
-      const types = cliTypes(def);
       const valoper = new AddressCodec(`${prefix}valoper`).toString(
         new AddressCodec(prefix).fromString(key.address),
       );
@@ -96,34 +94,6 @@ export function gentxCommand(def: AppDefinition): CommandModule<GlobalArgs, Gent
         `${JSON.stringify(toJson(TxSchema, tx, { ...PROTO_JSON_WRITE, registry: types.registry }))}\n`,
       );
       process.stdout.write(`Genesis transaction written to "${file}"\n`);
-    },
-  };
-}
-
-/** `chaind genesis collect-gentxs`: puts every gentx of config/gentx/ into genesis (genutil.gen_txs). */
-export function collectGentxsCommand(): CommandModule<GlobalArgs, GlobalArgs> {
-  return {
-    command: "collect-gentxs",
-    describe: "Collect genesis txs and output a genesis.json file",
-    handler: (args) => {
-      const layout = new HomeLayout(args.home);
-      if (!existsSync(layout.gentxDir))
-        throw new CliError(`no gentx folder at ${layout.gentxDir}: run genesis gentx first`);
-      const genesis = readGenesis(layout.genesisJson);
-      const files = readdirSync(layout.gentxDir)
-        .filter((f) => f.endsWith(".json"))
-        .sort();
-      if (files.length === 0) throw new CliError(`no gentx files in ${layout.gentxDir}`);
-      const txs = files.map((f) => {
-        try {
-          return JSON.parse(readFileSync(join(layout.gentxDir, f), "utf8")) as JsonValue;
-        } catch (e) {
-          throw new CliError(`cannot read ${f}: ${(e as Error).message}`);
-        }
-      });
-      genesis.app_state.genutil = { gen_txs: txs };
-      writeGenesis(layout.genesisJson, genesis);
-      process.stdout.write(`collected ${txs.length} genesis transaction(s) into ${layout.genesisJson}\n`);
     },
   };
 }

@@ -11,18 +11,18 @@ import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
 import { toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
+import { ChainError } from "../errors/chain-error.js";
+import { type ChainAccount, chainAccount } from "./chain-account.js";
+import { CliError } from "./cli-error.js";
+import { withCliKeyring } from "./cli-keyring.js";
 import {
   encodeAuthInfo,
   encodeBody,
   type SignerInfoParts,
   signTxDirect,
   type UnsignedTxParts,
-} from "../client/direct-signing.js";
-import type { KeySigner } from "../client/keyring/keyring.js";
-import { ChainError } from "../errors/chain-error.js";
-import { type ChainAccount, chainAccount } from "./chain-account.js";
-import { CliError } from "./cli-error.js";
-import { withCliKeyring } from "./cli-keyring.js";
+} from "./direct-signing.js";
+import type { KeySigner } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import type { TxArgs } from "./tx-options.js";

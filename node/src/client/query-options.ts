@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readClientConfig } from "../config/client-config.js";
 import { HomeLayout } from "../config/home-layout.js";
-import type { GlobalArgs } from "./global-options.js";
+import type { HomeArgs } from "./home-args.js";
 
 /** Flags of every command that talks to a node. */
 export const queryOptions = {
@@ -18,7 +18,7 @@ export const queryOptions = {
   },
 } as const;
 
-export interface QueryArgs extends GlobalArgs {
+export interface QueryArgs extends HomeArgs {
   node?: string;
   height: number;
   output?: "text" | "json";
