@@ -91,8 +91,8 @@ export class BlockStore {
 
   /** Every committed tx with an indexed event attribute `type.key` equal to `value`, oldest first. */
   async *txsWithEvent(compositeKey: string, value: string): AsyncIterable<TxLocation> {
-    // Attributes holding a NUL are never indexed; NUL ends both strings, so every key under this prefix is one
-    // of this pair's, followed by its location.
+    // Attributes holding a NUL are never indexed; NUL ends both strings, so every key under this prefix is
+    // one of this pair's, followed by its location.
     if (compositeKey.includes("\0") || value.includes("\0")) return;
     const prefix = txEvents.prefixOf(compositeKey, value);
     for await (const k of this.store.db.keys({ gte: prefix, lt: prefixEnd(prefix) }))

@@ -21,8 +21,8 @@ function readLengthPrefixed(name: string, bytes: Uint8Array, at: number): [Uint8
 }
 
 /**
- * Raw bytes (Cosmos' BytesKey): as they are when they end the key (an account address after its prefix), with a
- * length byte in front when more parts follow (bank's address before the denom).
+ * Raw bytes (Cosmos' BytesKey): as they are when they end the key (an account address after its prefix),
+ * with a length byte in front when more parts follow (bank's address before the denom).
  */
 export const bytesKey: KeyCodec<Uint8Array> = {
   name: "bytes",

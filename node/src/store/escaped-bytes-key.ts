@@ -2,9 +2,9 @@ import { decodeExactly, type KeyCodec, malformed } from "./key-codec.js";
 import { stringKey } from "./string-key.js";
 
 /**
- * Keys of different lengths share the state store's keyspaces with a height after them, so a raw key followed by
- * a height could sort among another key's versions. Escaping 0x00 as 0x00 0xFF and ending with 0x00 0x00 keeps
- * byte order and prefixes while making every key's versions contiguous.
+ * Keys of different lengths share the state store's keyspaces with a height after them, so a raw key
+ * followed by a height could sort among another key's versions. Escaping 0x00 as 0x00 0xFF and ending with
+ * 0x00 0x00 keeps byte order and prefixes while making every key's versions contiguous.
  */
 const ESCAPED_ZERO = 0xff;
 

@@ -2,8 +2,8 @@ import { KeyCodecError } from "./store-errors.js";
 
 /**
  * A two-way codec for one part of a store key, in the manner of the Cosmos SDK's collections. The terminal
- * form is used when the part ends the key and may run to its end; the non-terminal form when more parts follow,
- * so it must say where it stops (a length byte, a terminator, or a fixed width).
+ * form is used when the part ends the key and may run to its end; the non-terminal form when more parts
+ * follow, so it must say where it stops (a length byte, a terminator, or a fixed width).
  */
 export interface KeyCodec<T> {
   /** What the part holds ("uint64", "bytes", ...), for error messages. */

@@ -4,8 +4,8 @@ import { type LeadingParts, TupleKey } from "./tuple-key.js";
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /**
- * A key layout: fixed prefix byte(s) naming the kind of record, then the key's parts. Decoding refuses a key of
- * another prefix instead of reading it as this one.
+ * A key layout: fixed prefix byte(s) naming the kind of record, then the key's parts. Decoding refuses a
+ * key of another prefix instead of reading it as this one.
  */
 export class PrefixedKey<T> implements KeyCodec<T> {
   readonly name: string;

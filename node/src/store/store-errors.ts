@@ -31,8 +31,9 @@ export class StoreLockedError extends Error {
 export type KeyCodecErrorCode = "MALFORMED_KEY" | "UNENCODABLE_KEY";
 
 /**
- * A store key that does not fit its layout: bytes that decode to no value (wrong prefix, cut short, bytes left
- * over), or a value no key can hold (a negative uint64, an over-long length-prefixed part). Never a guess.
+ * A store key that does not fit its layout: bytes that decode to no value (wrong prefix, cut short, bytes
+ * left over), or a value no key can hold (a negative uint64, an over-long length-prefixed part). Never a
+ * guess.
  */
 export class KeyCodecError extends Error {
   constructor(

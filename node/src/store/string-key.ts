@@ -13,8 +13,8 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * UTF-8 text (Cosmos' StringKey): as it is when it ends the key (a denom, an upgrade name), ended by a 0x00 byte
- * when more parts follow (the block store's event index), so such a string may not hold U+0000.
+ * UTF-8 text (Cosmos' StringKey): as it is when it ends the key (a denom, an upgrade name), ended by a 0x00
+ * byte when more parts follow (the block store's event index), so such a string may not hold U+0000.
  */
 export const stringKey: KeyCodec<string> = {
   name: "string",

@@ -122,7 +122,7 @@ const cases: Case<unknown>[] = [
   ),
 ];
 
-/** Values a part may hold when more parts follow it (a non-terminal string cannot hold NUL, bytes stop at 255). */
+/** Values a part may hold when more parts follow (a non-terminal string holds no NUL, bytes stop at 255). */
 const nonTerminalValues = (k: Case<unknown>) =>
   k.values.filter((v) => {
     try {

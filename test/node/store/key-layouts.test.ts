@@ -11,8 +11,8 @@ import { changesUpTo, META_KEY, StateStoreKeys } from "../../../node/src/store/s
 import { safeUint64Key, uint64Key } from "../../../node/src/store/uint-keys.js";
 
 /**
- * The exact bytes of every key layout on disk. Homes written by earlier versions hold these bytes and their app
- * hashes cover them: a layout that encodes differently fails here, before it can misread an existing home.
+ * The exact bytes of every key layout on disk. Homes written by earlier versions hold these bytes and their
+ * app hashes cover them: a layout that encodes differently fails here, before it misreads an existing home.
  * The vectors were produced by the hand-written encoders the codecs replaced.
  */
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
