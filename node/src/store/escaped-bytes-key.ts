@@ -8,11 +8,11 @@ import { stringKey } from "./string-key.js";
  */
 const ESCAPED_ZERO = 0xff;
 
-/** The escaped bytes without the terminator: the prefix of every escaped key that starts with `bytes`. */
-export function escapeBytes(bytes: Uint8Array): Uint8Array {
+function escapeZeros(bytes: Uint8Array, terminate: boolean): Uint8Array {
   let zeros = 0;
   for (const b of bytes) if (b === 0) zeros++;
-  const out = new Uint8Array(bytes.length + zeros);
+  // A new array is zero-filled, so the terminator is already there.
+  const out = new Uint8Array(bytes.length + zeros + (terminate ? 2 : 0));
   let at = 0;
   for (const b of bytes) {
     out[at++] = b;
@@ -21,12 +21,10 @@ export function escapeBytes(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-function escapeTerminated(bytes: Uint8Array): Uint8Array {
-  const escaped = escapeBytes(bytes);
-  const out = new Uint8Array(escaped.length + 2);
-  out.set(escaped);
-  return out;
-}
+/** The escaped bytes without the terminator: the prefix of every escaped key that starts with `bytes`. */
+export const escapeBytes = (bytes: Uint8Array): Uint8Array => escapeZeros(bytes, false);
+
+const escapeTerminated = (bytes: Uint8Array): Uint8Array => escapeZeros(bytes, true);
 
 function readEscaped(buf: Uint8Array, at: number): [Uint8Array, number] {
   let zeros = 0;
