@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { concatBytes } from "@chaind/core/bytes";
 import {
   type PageRequest,
   type PageResponse,
@@ -9,13 +10,6 @@ import { SdkErrors } from "../errors/sdk-errors.js";
 import type { KVStore } from "../store/multi-store.js";
 
 export const DEFAULT_PAGE_LIMIT = 100n;
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
 
 /**
  * Cosmos pagination over the keys under `prefix`: by key (next_key of the previous page) or by offset,
@@ -40,8 +34,10 @@ export async function paginate<T>(
   const items: T[] = [];
   let nextKey = new Uint8Array();
   if (key.length > 0) {
-    const bound = concat(prefix, key);
-    const range = reverse ? { prefix, end: concat(bound, new Uint8Array([0])) } : { prefix, start: bound };
+    const bound = concatBytes(prefix, key);
+    const range = reverse
+      ? { prefix, end: concatBytes(bound, new Uint8Array([0])) }
+      : { prefix, start: bound };
     for await (const [k, v] of store.iterate({ ...range, reverse })) {
       if (BigInt(items.length) === limit) {
         nextKey = k.slice(prefix.length);

@@ -1,9 +1,11 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
-import { BLOCK_STORE_KEYSPACES } from "../store/keyspaces.js";
+import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
+import { safeUint64Key } from "../store/uint-keys.js";
 import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";
+import { BlockStoreKeys, txLocationCodec } from "./block-store-keys.js";
 
 /** Where a committed tx lives. */
 export interface TxLocation {
@@ -11,45 +13,12 @@ export interface TxLocation {
   index: number;
 }
 
-const { blocks, blockMetas, blockHashes, results, txIndex, txEvents } = BLOCK_STORE_KEYSPACES;
-const utf8 = new TextEncoder();
+const { blocks, blockMetas, blockHashes, results, txIndex, txEvents } = BlockStoreKeys;
 
-/** The event-index prefix of one `type.key = value` pair; NUL bytes never occur inside either part. */
-function eventPrefix(compositeKey: string, value: string): Uint8Array {
-  const k = utf8.encode(compositeKey);
-  const v = utf8.encode(value);
-  const out = new Uint8Array(1 + k.length + 1 + v.length + 1);
-  out[0] = txEvents;
-  out.set(k, 1);
-  out.set(v, k.length + 2);
-  return out;
-}
-
-function location(height: number, index: number): Uint8Array {
-  const loc = new Uint8Array(12);
-  const view = new DataView(loc.buffer);
-  view.setBigUint64(0, BigInt(height));
-  view.setUint32(8, index);
-  return loc;
-}
-
-function readLocation(b: Uint8Array, at = 0): TxLocation {
-  const view = new DataView(b.buffer, b.byteOffset + at, 12);
-  return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
-}
-
-function heightKey(prefix: number, height: number): Uint8Array {
-  const k = new Uint8Array(9);
-  k[0] = prefix;
-  new DataView(k.buffer).setBigUint64(1, BigInt(height));
-  return k;
-}
-
-function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
-  const k = new Uint8Array(1 + hash.length);
-  k[0] = prefix;
-  k.set(hash, 1);
-  return k;
+const encodeLocation = (l: TxLocation) => txLocationCodec.encode([l.height, l.index]);
+function decodeLocation(b: Uint8Array): TxLocation {
+  const [height, index] = txLocationCodec.decode(b);
+  return { height, index };
 }
 
 /**
@@ -67,13 +36,13 @@ export class BlockStore {
   ops(block: Block, meta: BlockMeta, res: BlockResults, txHashes: readonly Uint8Array[]): BatchOp[] {
     const h = Number(block.header!.height);
     const ops: BatchOp[] = [
-      { type: "put", key: heightKey(blocks, h), value: toBinary(BlockSchema, block) },
-      { type: "put", key: heightKey(blockMetas, h), value: toBinary(BlockMetaSchema, meta) },
-      { type: "put", key: hashKey(blockHashes, meta.blockId!.hash), value: heightKey(0, h).subarray(1) },
-      { type: "put", key: heightKey(results, h), value: encodeBlockResults(res) },
+      { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+      { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
+      { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+      { type: "put", key: results.encode(h), value: encodeBlockResults(res) },
     ];
     txHashes.forEach((hash, index) => {
-      ops.push({ type: "put", key: hashKey(txIndex, hash), value: location(h, index) });
+      ops.push({ type: "put", key: txIndex.encode(hash), value: encodeLocation({ height: h, index }) });
       const seen = new Set<string>();
       for (const e of res.txResults[index]?.events ?? []) {
         for (const a of e.attributes) {
@@ -82,10 +51,7 @@ export class BlockStore {
           const id = `${composite}\0${a.value}`;
           if (seen.has(id)) continue;
           seen.add(id);
-          const prefix = eventPrefix(composite, a.value);
-          const key = new Uint8Array(prefix.length + 12);
-          key.set(prefix);
-          key.set(location(h, index), prefix.length);
+          const key = txEvents.encode([composite, a.value, h, index]);
           ops.push({ type: "put", key, value: new Uint8Array() });
         }
       }
@@ -99,37 +65,37 @@ export class BlockStore {
   }
 
   async block(height: number): Promise<Block | undefined> {
-    const v = await this.raw(heightKey(blocks, height));
+    const v = await this.raw(blocks.encode(height));
     return v && fromBinary(BlockSchema, v);
   }
 
   async meta(height: number): Promise<BlockMeta | undefined> {
-    const v = await this.raw(heightKey(blockMetas, height));
+    const v = await this.raw(blockMetas.encode(height));
     return v && fromBinary(BlockMetaSchema, v);
   }
 
   async heightByHash(hash: Uint8Array): Promise<number | undefined> {
-    const v = await this.raw(hashKey(blockHashes, hash));
-    return v && Number(new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0));
+    const v = await this.raw(blockHashes.encode(hash));
+    return v && safeUint64Key.decode(v);
   }
 
   async results(height: number): Promise<BlockResults | undefined> {
-    const v = await this.raw(heightKey(results, height));
+    const v = await this.raw(results.encode(height));
     return v && decodeBlockResults(v);
   }
 
   async txLocation(hash: Uint8Array): Promise<TxLocation | undefined> {
-    const v = await this.raw(hashKey(txIndex, hash));
-    return v && readLocation(v);
+    const v = await this.raw(txIndex.encode(hash));
+    return v && decodeLocation(v);
   }
 
   /** Every committed tx with an indexed event attribute `type.key` equal to `value`, oldest first. */
   async *txsWithEvent(compositeKey: string, value: string): AsyncIterable<TxLocation> {
-    const prefix = eventPrefix(compositeKey, value);
-    const end = Uint8Array.from(prefix);
-    end[end.length - 1] = 0x01;
-    for await (const k of this.store.db.keys({ gte: prefix, lt: end })) {
-      if (k.length === prefix.length + 12) yield readLocation(k, prefix.length);
-    }
+    // Attributes holding a NUL are never indexed; NUL ends both strings, so every key under this prefix is
+    // one of this pair's, followed by its location.
+    if (compositeKey.includes("\0") || value.includes("\0")) return;
+    const prefix = txEvents.prefixOf(compositeKey, value);
+    for await (const k of this.store.db.keys({ gte: prefix, lt: prefixEnd(prefix) }))
+      yield decodeLocation(k.subarray(prefix.length));
   }
 }

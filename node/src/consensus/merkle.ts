@@ -1,22 +1,13 @@
+import { concatBytes } from "@chaind/core/bytes";
 import { sha256 } from "@noble/hashes/sha2.js";
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 /** RFC 6962 Merkle root, the tree CometBFT uses for data and results hashes. */
 export function merkleRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 0) return sha256(new Uint8Array());
-  if (items.length === 1) return sha256(concat(new Uint8Array([0]), items[0]));
+  if (items.length === 1) return sha256(concatBytes(new Uint8Array([0]), items[0]));
   let split = 1;
   while (split * 2 < items.length) split *= 2;
   return sha256(
-    concat(new Uint8Array([1]), merkleRoot(items.slice(0, split)), merkleRoot(items.slice(split))),
+    concatBytes(new Uint8Array([1]), merkleRoot(items.slice(0, split)), merkleRoot(items.slice(split))),
   );
 }

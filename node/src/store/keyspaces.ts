@@ -2,8 +2,8 @@
  * The one registry of key prefixes in the node's LevelDB. Each keyspace is one byte; a retired prefix is never
  * reused, so an old database can never be misread by a newer binary.
  *
- * `esc(x)` escapes 0x00 as 0x00 0xFF; `T` is the terminator 0x00 0x00 (see key-encoding.ts). Heights are
- * 8-byte big-endian.
+ * `esc(x)` escapes 0x00 as 0x00 0xFF; `T` is the terminator 0x00 0x00 (escaped-bytes-key.ts). Heights are
+ * 8-byte big-endian. Each layout is a key codec: state-store-keys.ts and consensus/block-store-keys.ts.
  */
 export const KEYSPACE = {
   /** 0x00 | "commit" -> JSON {height, appHash, earliest}: the last committed block and oldest readable height. */

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { concatBytes } from "@chaind/core/bytes";
 import type { Logger } from "@chaind/core/logger";
 import { Level } from "level";
 import { ChainError } from "../errors/chain-error.js";
@@ -6,24 +7,19 @@ import { SdkErrors } from "../errors/sdk-errors.js";
 import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
-import {
-  changeKey,
-  changesUpTo,
-  heightBytes,
-  latestKey,
-  latestStorePrefix,
-  parseChangeKey,
-  parseVersionKey,
-  prefixEnd,
-  readHeight,
-  unescapeAt,
-  versionKey,
-  versionsOfKey,
-  versionsPrefix,
-} from "./key-encoding.js";
-import { KEYSPACE } from "./keyspaces.js";
+import { escapeBytes } from "./escaped-bytes-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
+import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
+import {
+  changesUpTo,
+  isVersionIn,
+  keyOfGroup,
+  META_KEY,
+  StateStoreKeys,
+  splitVersionKey,
+  versionInGroup,
+} from "./state-store-keys.js";
 import { StoreHeightError, StoreLockedError } from "./store-errors.js";
 
 /** A raw write on the shared LevelDB (block store records), applied in the commit's batch. */
@@ -41,33 +37,21 @@ interface CommitMeta {
   earliest: number;
 }
 
-const META_KEY = Uint8Array.from([KEYSPACE.meta, ...new TextEncoder().encode("commit")]);
+const { latest: latestKeys, versions: versionKeys, changes: changeKeys } = StateStoreKeys;
 const TOMBSTONE = 0x00;
 const VALUE = 0x01;
 
 type Db = Level<Uint8Array, Uint8Array>;
 
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
-  return true;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
 /** Converts a range within a store to absolute LevelDB bounds under `base` (the store's key prefix). */
 function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?: Uint8Array } {
   const prefix = opts.prefix ?? new Uint8Array();
-  let gte = concat(base, prefix);
+  let gte = concatBytes(base, prefix);
   let lt = prefixEnd(gte);
-  if (opts.start && Buffer.compare(concat(base, opts.start), gte) > 0) gte = concat(base, opts.start);
+  if (opts.start && Buffer.compare(concatBytes(base, opts.start), gte) > 0)
+    gte = concatBytes(base, opts.start);
   if (opts.end) {
-    const end = concat(base, opts.end);
+    const end = concatBytes(base, opts.end);
     if (!lt || Buffer.compare(end, lt) < 0) lt = end;
   }
   return { gte, lt };
@@ -174,8 +158,8 @@ export class StateStore {
     }
     let found: Uint8Array | undefined;
     for await (const [, v] of this.db.iterator({
-      gte: versionsOfKey(store, key),
-      lte: versionKey(store, key, height),
+      gte: versionKeys.prefixOf(store, key),
+      lte: versionKeys.encode([store, key, height]),
       reverse: true,
       limit: 1,
     })) {
@@ -191,7 +175,7 @@ export class StateStore {
     const hit = this.latestCache.get(id);
     if (hit !== undefined) return hit === null ? undefined : hit.slice();
     const epoch = this.commitEpoch;
-    const v = await this.db.get(latestKey(store, key));
+    const v = await this.db.get(latestKeys.encode([store, key]));
     const value = v === undefined ? undefined : new Uint8Array(v);
     // Only a read that no commit overlapped may be remembered.
     if (epoch % 2 === 0 && this.commitEpoch === epoch) {
@@ -213,7 +197,7 @@ export class StateStore {
     // show through. While a commit is being written the keyspace may hold either height: walk the versions.
     if (height === undefined || (height === this.meta.height && this.commitEpoch % 2 === 0)) {
       if (height !== undefined) this.checkHeight(height);
-      const base = latestStorePrefix(store);
+      const base = latestKeys.prefixOf(store);
       for await (const [k, v] of this.db.iterator({
         ...bounds(base, opts),
         reverse: opts.reverse ?? false,
@@ -237,21 +221,21 @@ export class StateStore {
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
     this.checkHeight(height);
     // Escaping preserves order and prefixes, so escaped bounds select exactly the keys in range.
-    const base = versionsPrefix(store, new Uint8Array());
-    const rel = (k?: Uint8Array) => k && versionsPrefix(store, k).subarray(base.length);
+    const base = versionKeys.prefixOf(store);
+    const rel = (k?: Uint8Array) => k && escapeBytes(k);
     const range = bounds(base, { prefix: rel(opts.prefix), start: rel(opts.start), end: rel(opts.end) });
     const reverse = opts.reverse ?? false;
     const it = this.db.iterator({ ...range, reverse });
     try {
       let entry = await it.next();
       while (entry) {
-        const group = entry[0].subarray(0, entry[0].length - 8);
+        const { group } = splitVersionKey(entry[0]);
         const inGroup = (e: [Uint8Array, Uint8Array] | undefined): e is [Uint8Array, Uint8Array] =>
-          e !== undefined && e[0].length === group.length + 8 && startsWith(e[0], group);
+          e !== undefined && isVersionIn(e[0], group);
         let best: Uint8Array | undefined;
         if (!reverse) {
           while (inGroup(entry)) {
-            if (readHeight(entry[0], group.length) > height) {
+            if (splitVersionKey(entry[0]).height > height) {
               it.seek(prefixEnd(group)!);
               entry = await it.next();
               break;
@@ -260,9 +244,9 @@ export class StateStore {
             entry = await it.next();
           }
         } else {
-          if (readHeight(entry[0], group.length) > height) {
+          if (splitVersionKey(entry[0]).height > height) {
             // Lands on this key's newest version <= height, or on an earlier key when it has none.
-            it.seek(concat(group, Uint8Array.from(heightBytes(height))));
+            it.seek(versionInGroup(group, height));
             entry = await it.next();
           }
           if (inGroup(entry)) {
@@ -276,7 +260,7 @@ export class StateStore {
           }
         }
         if (best && best[0] === VALUE) {
-          const [key] = unescapeAt(group, base.length);
+          const key = keyOfGroup(group, base);
           // Pruning may have run while we read; an answer from a pruned height could be wrong.
           this.checkHeight(height);
           yield [key, new Uint8Array(best.subarray(1))];
@@ -311,11 +295,13 @@ export class StateStore {
     let written = 0;
     for (const c of changes.entries()) {
       written++;
-      if (c.value === null) batch.del(latestKey(c.store, c.key));
-      else batch.put(latestKey(c.store, c.key), c.value);
-      const tagged = c.value === null ? Uint8Array.of(TOMBSTONE) : concat(Uint8Array.of(VALUE), c.value);
-      batch.put(versionKey(c.store, c.key, height), tagged);
-      if (this.pruning.keepRecent > 0) batch.put(changeKey(height, c.store, c.key), new Uint8Array());
+      const latestKey = latestKeys.encode([c.store, c.key]);
+      if (c.value === null) batch.del(latestKey);
+      else batch.put(latestKey, c.value);
+      const tagged = c.value === null ? Uint8Array.of(TOMBSTONE) : concatBytes(Uint8Array.of(VALUE), c.value);
+      batch.put(versionKeys.encode([c.store, c.key, height]), tagged);
+      if (this.pruning.keepRecent > 0)
+        batch.put(changeKeys.encode([height, c.store, c.key]), new Uint8Array());
     }
     for (const op of extraOps) {
       if (op.type === "put") batch.put(op.key, op.value);
@@ -355,13 +341,13 @@ export class StateStore {
     const batch = this.db.batch();
     let removed = 0;
     for await (const k of this.db.keys(changesUpTo(newEarliest))) {
-      const { height: changedAt, store, key } = parseChangeKey(k);
+      const [changedAt, store, key] = changeKeys.decode(k);
       batch.del(k);
       for await (const [vk, vv] of this.db.iterator({
-        gte: versionsOfKey(store, key),
-        lte: versionKey(store, key, changedAt),
+        gte: versionKeys.prefixOf(store, key),
+        lte: versionKeys.encode([store, key, changedAt]),
       })) {
-        const h = parseVersionKey(store, vk).height;
+        const h = splitVersionKey(vk).height;
         // The version at changedAt stays unless it is a deletion: no later read needs a tombstone with nothing below it.
         if (h < changedAt || (h === changedAt && vv[0] === TOMBSTONE)) {
           batch.del(vk);

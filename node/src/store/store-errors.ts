@@ -27,3 +27,20 @@ export class StoreLockedError extends Error {
     this.name = "StoreLockedError";
   }
 }
+
+export type KeyCodecErrorCode = "MALFORMED_KEY" | "UNENCODABLE_KEY";
+
+/**
+ * A store key that does not fit its layout: bytes that decode to no value (wrong prefix, cut short, bytes
+ * left over), or a value no key can hold (a negative uint64, an over-long length-prefixed part). Never a
+ * guess.
+ */
+export class KeyCodecError extends Error {
+  constructor(
+    readonly code: KeyCodecErrorCode,
+    detail: string,
+  ) {
+    super(code === "MALFORMED_KEY" ? `malformed store key: ${detail}` : `cannot encode store key: ${detail}`);
+    this.name = "KeyCodecError";
+  }
+}

@@ -12,40 +12,10 @@ import type { AddressCodec } from "../../app/address-codec.js";
 import type { Context } from "../../app/context.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
+import { uint64Key } from "../../store/uint-keys.js";
+import { AuthKeys } from "./auth-keys.js";
 
 export const AUTH_STORE = "acc";
-
-/** Key layout of the `acc` store. */
-export const AuthKeys = {
-  /** 0x00 -> Params */
-  params: new Uint8Array([0x00]),
-  /** 0x01 | address -> Any(BaseAccount | ModuleAccount) */
-  accountPrefix: new Uint8Array([0x01]),
-  /** 0x02 -> next account number, 8-byte big-endian */
-  nextAccountNumber: new Uint8Array([0x02]),
-  /** 0x03 | account number (8-byte BE) -> address */
-  accountByNumberPrefix: new Uint8Array([0x03]),
-} as const;
-
-export function accountKey(addr: Uint8Array): Uint8Array {
-  const k = new Uint8Array(1 + addr.length);
-  k[0] = 0x01;
-  k.set(addr, 1);
-  return k;
-}
-
-function u64(n: bigint): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n);
-  return b;
-}
-
-function byNumberKey(n: bigint): Uint8Array {
-  const k = new Uint8Array(9);
-  k[0] = 0x03;
-  k.set(u64(n), 1);
-  return k;
-}
 
 export function defaultAuthParams(): Params {
   return create(ParamsSchema, {
@@ -105,26 +75,26 @@ export class AccountKeeper {
   }
 
   async getAccount(ctx: Context, addr: Uint8Array): Promise<StoredAccount | undefined> {
-    const raw = await ctx.kv(AUTH_STORE).get(accountKey(addr));
+    const raw = await ctx.kv(AUTH_STORE).get(AuthKeys.account.encode(addr));
     return raw ? this.decodeAccount(raw) : undefined;
   }
 
   async hasAccount(ctx: Context, addr: Uint8Array): Promise<boolean> {
-    return ctx.kv(AUTH_STORE).has(accountKey(addr));
+    return ctx.kv(AUTH_STORE).has(AuthKeys.account.encode(addr));
   }
 
   setAccount(ctx: Context, acc: StoredAccount): void {
     const addr = this.addresses.fromString(acc.base.address);
     const kv = ctx.kv(AUTH_STORE);
-    kv.set(accountKey(addr), this.encodeAccount(acc));
-    kv.set(byNumberKey(acc.base.accountNumber), addr);
+    kv.set(AuthKeys.account.encode(addr), this.encodeAccount(acc));
+    kv.set(AuthKeys.accountByNumber.encode(acc.base.accountNumber), addr);
   }
 
   async nextAccountNumber(ctx: Context): Promise<bigint> {
     const kv = ctx.kv(AUTH_STORE);
     const raw = await kv.get(AuthKeys.nextAccountNumber);
-    const n = raw ? new DataView(raw.buffer, raw.byteOffset, 8).getBigUint64(0) : 0n;
-    kv.set(AuthKeys.nextAccountNumber, u64(n + 1n));
+    const n = raw ? uint64Key.decode(raw) : 0n;
+    kv.set(AuthKeys.nextAccountNumber, uint64Key.encode(n + 1n));
     return n;
   }
 
@@ -145,7 +115,7 @@ export class AccountKeeper {
   }
 
   async addressByNumber(ctx: Context, n: bigint): Promise<Uint8Array | undefined> {
-    return ctx.kv(AUTH_STORE).get(byNumberKey(n));
+    return ctx.kv(AUTH_STORE).get(AuthKeys.accountByNumber.encode(n));
   }
 
   /** The module account for `name` (address sha256(name)[:20]), created when first used. */
@@ -164,7 +134,7 @@ export class AccountKeeper {
   }
 
   async *iterateAccounts(ctx: Context): AsyncIterable<StoredAccount> {
-    for await (const [, v] of ctx.kv(AUTH_STORE).iterate({ prefix: AuthKeys.accountPrefix }))
+    for await (const [, v] of ctx.kv(AUTH_STORE).iterate({ prefix: AuthKeys.account.prefix }))
       yield this.decodeAccount(v);
   }
 }

@@ -18,7 +18,8 @@ import { paginate } from "../../app/pagination.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import { type AccountKeeper, AUTH_STORE, AuthKeys, type StoredAccount } from "./account-keeper.js";
+import { type AccountKeeper, AUTH_STORE, type StoredAccount } from "./account-keeper.js";
+import { AuthKeys } from "./auth-keys.js";
 
 const notFound = (msg: string) => new ChainError("sdk", 22, GrpcCode.NOT_FOUND, msg);
 const invalid = (msg: string) => new ChainError("sdk", 18, GrpcCode.INVALID_ARGUMENT, msg);
@@ -42,7 +43,7 @@ export function authQueryServer(
     async accounts(ctx, req) {
       const { items, page } = await paginate(
         ctx.kv(AUTH_STORE),
-        AuthKeys.accountPrefix,
+        AuthKeys.account.prefix,
         req.pagination,
         (_k, v) => pack(keeper.decodeAccount(v)),
       );

@@ -6,37 +6,12 @@ import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
+import { BankKeys } from "./bank-keys.js";
 
 export const BANK_STORE = "bank";
 
 const text = new TextEncoder();
 const untext = new TextDecoder();
-
-/** Key layout of the `bank` store. */
-export const BankKeys = {
-  /** 0x00 | denom -> total supply, decimal string */
-  supplyPrefix: new Uint8Array([0x00]),
-  /** 0x02 | len(address) | address | denom -> balance, decimal string */
-  balancePrefix: new Uint8Array([0x02]),
-  /** 0x05 -> Params */
-  params: new Uint8Array([0x05]),
-} as const;
-
-export function balancesPrefix(addr: Uint8Array): Uint8Array {
-  const k = new Uint8Array(2 + addr.length);
-  k[0] = 0x02;
-  k[1] = addr.length;
-  k.set(addr, 2);
-  return k;
-}
-
-function withSuffix(prefix: Uint8Array, suffix: string): Uint8Array {
-  const s = text.encode(suffix);
-  const k = new Uint8Array(prefix.length + s.length);
-  k.set(prefix);
-  k.set(s, prefix.length);
-  return k;
-}
 
 export function decodeAmount(v: Uint8Array): bigint {
   return BigInt(untext.decode(v));
@@ -60,32 +35,32 @@ export class BankKeeper {
   }
 
   async getBalance(ctx: Context, addr: Uint8Array, denom: string): Promise<bigint> {
-    const v = await ctx.kv(BANK_STORE).get(withSuffix(balancesPrefix(addr), denom));
+    const v = await ctx.kv(BANK_STORE).get(BankKeys.balance.encode([addr, denom]));
     return v ? decodeAmount(v) : 0n;
   }
 
   async getAllBalances(ctx: Context, addr: Uint8Array): Promise<Coins> {
-    const prefix = balancesPrefix(addr);
     const list = [];
-    for await (const [k, v] of ctx.kv(BANK_STORE).iterate({ prefix })) {
-      list.push({ denom: untext.decode(k.subarray(prefix.length)), amount: decodeAmount(v) });
+    for await (const [k, v] of ctx.kv(BANK_STORE).iterate({ prefix: BankKeys.balance.prefixOf(addr) })) {
+      const [, denom] = BankKeys.balance.decode(k);
+      list.push({ denom, amount: decodeAmount(v) });
     }
     return Coins.normalize(list);
   }
 
   private setBalance(ctx: Context, addr: Uint8Array, denom: string, amount: bigint): void {
-    const key = withSuffix(balancesPrefix(addr), denom);
+    const key = BankKeys.balance.encode([addr, denom]);
     if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
     else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
   }
 
   async getSupply(ctx: Context, denom: string): Promise<bigint> {
-    const v = await ctx.kv(BANK_STORE).get(withSuffix(BankKeys.supplyPrefix, denom));
+    const v = await ctx.kv(BANK_STORE).get(BankKeys.supply.encode(denom));
     return v ? decodeAmount(v) : 0n;
   }
 
   private setSupply(ctx: Context, denom: string, amount: bigint): void {
-    const key = withSuffix(BankKeys.supplyPrefix, denom);
+    const key = BankKeys.supply.encode(denom);
     if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
     else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
   }

@@ -16,10 +16,11 @@ import { paginate } from "../../app/pagination.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
+import { stringKey } from "../../store/string-key.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
-import { BANK_STORE, type BankKeeper, BankKeys, balancesPrefix, decodeAmount } from "./bank-keeper.js";
+import { BANK_STORE, type BankKeeper, decodeAmount } from "./bank-keeper.js";
+import { BankKeys } from "./bank-keys.js";
 
-const untext = new TextDecoder();
 const invalid = (msg: string) => new ChainError("sdk", 18, GrpcCode.INVALID_ARGUMENT, msg);
 
 function denomArg(denom: string): string {
@@ -41,10 +42,11 @@ export function bankQueryServer(
     if (a === "") throw invalid("empty address string is not allowed");
     return accounts.addresses.fromString(a);
   };
+  // Under an address's prefix (or the supply prefix) what is left of a key is its denom.
+  const coin = (denomKey: Uint8Array, v: Uint8Array) =>
+    create(CoinSchema, { denom: stringKey.decode(denomKey), amount: decodeAmount(v).toString() });
   const balancesPage = async (ctx: Context, addr: string, pagination: PageRequest | undefined) =>
-    paginate(ctx.kv(BANK_STORE), balancesPrefix(address(addr)), pagination, (k, v) =>
-      create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
-    );
+    paginate(ctx.kv(BANK_STORE), BankKeys.balance.prefixOf(address(addr)), pagination, coin);
   return {
     async balance(ctx, req) {
       const addr = address(req.address);
@@ -65,9 +67,9 @@ export function bankQueryServer(
     async totalSupply(ctx, req) {
       const { items, page } = await paginate(
         ctx.kv(BANK_STORE),
-        BankKeys.supplyPrefix,
+        BankKeys.supply.prefix,
         req.pagination,
-        (k, v) => create(CoinSchema, { denom: untext.decode(k), amount: decodeAmount(v).toString() }),
+        coin,
       );
       return create(QueryTotalSupplyResponseSchema, { supply: items, pagination: page });
     },

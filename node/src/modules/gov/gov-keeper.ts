@@ -17,24 +17,12 @@ import type { Context } from "../../app/context.js";
 import { formatDec } from "../../app/dec.js";
 import { ChainError, type ErrorDef } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
-import { readUint64, uint64Bytes } from "../../store/uint64-bytes.js";
+import { uint64Key } from "../../store/uint-keys.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
+import { GovKeys } from "./gov-keys.js";
 
 export const GOV_STORE = "gov";
 export const GOV_MODULE = "gov";
-
-/** Cosmos gov v1 key prefixes. */
-export const GovKeys = {
-  proposal: 0x00,
-  /** 0x01 | voting end (ms, 8 bytes) | id (8 bytes): proposals in their voting period */
-  activeQueue: 0x01,
-  /** 0x02 | deposit end (ms, 8 bytes) | id (8 bytes): proposals still collecting deposits */
-  inactiveQueue: 0x02,
-  nextId: 0x03,
-  deposit: 0x10,
-  vote: 0x20,
-  params: 0x30,
-} as const;
 
 const def = (code: number, desc: string, grpc = GrpcCode.INVALID_ARGUMENT): ErrorDef => ({
   codespace: "gov",
@@ -74,15 +62,8 @@ export function defaultGovParams(): Params {
   });
 }
 
-const join = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const queueOf = (which: "active" | "inactive") =>
+  which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue;
 
 /** Proposals, deposits, votes, params and the two queues EndBlock works through. */
 export class GovKeeper {
@@ -92,27 +73,27 @@ export class GovKeeper {
   ) {}
 
   async getParams(ctx: Context): Promise<Params> {
-    const v = await ctx.kv(GOV_STORE).get(Uint8Array.of(GovKeys.params));
+    const v = await ctx.kv(GOV_STORE).get(GovKeys.params);
     return v ? fromBinary(ParamsSchema, v) : defaultGovParams();
   }
 
   setParams(ctx: Context, p: Params): void {
-    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.params), toBinary(ParamsSchema, p));
+    ctx.kv(GOV_STORE).set(GovKeys.params, toBinary(ParamsSchema, p));
   }
 
   async nextProposalId(ctx: Context): Promise<bigint> {
-    const v = await ctx.kv(GOV_STORE).get(Uint8Array.of(GovKeys.nextId));
-    const id = v ? readUint64(v, 0) : 1n;
-    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), uint64Bytes(id + 1n));
+    const v = await ctx.kv(GOV_STORE).get(GovKeys.nextId);
+    const id = v ? uint64Key.decode(v) : 1n;
+    ctx.kv(GOV_STORE).set(GovKeys.nextId, uint64Key.encode(id + 1n));
     return id;
   }
 
   setNextProposalId(ctx: Context, id: bigint): void {
-    ctx.kv(GOV_STORE).set(Uint8Array.of(GovKeys.nextId), uint64Bytes(id));
+    ctx.kv(GOV_STORE).set(GovKeys.nextId, uint64Key.encode(id));
   }
 
   async getProposal(ctx: Context, id: bigint): Promise<Proposal | undefined> {
-    const v = await ctx.kv(GOV_STORE).get(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(id)));
+    const v = await ctx.kv(GOV_STORE).get(GovKeys.proposal.encode(id));
     return v && fromBinary(ProposalSchema, v);
   }
 
@@ -123,23 +104,20 @@ export class GovKeeper {
   }
 
   setProposal(ctx: Context, p: Proposal): void {
-    ctx
-      .kv(GOV_STORE)
-      .set(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(p.id)), toBinary(ProposalSchema, p));
+    ctx.kv(GOV_STORE).set(GovKeys.proposal.encode(p.id), toBinary(ProposalSchema, p));
   }
 
   deleteProposal(ctx: Context, id: bigint): void {
-    ctx.kv(GOV_STORE).delete(join(Uint8Array.of(GovKeys.proposal), uint64Bytes(id)));
+    ctx.kv(GOV_STORE).delete(GovKeys.proposal.encode(id));
   }
 
   async *proposals(ctx: Context): AsyncIterable<Proposal> {
-    for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix: Uint8Array.of(GovKeys.proposal) }))
+    for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix: GovKeys.proposal.prefix }))
       yield fromBinary(ProposalSchema, v);
   }
 
   queue(ctx: Context, which: "active" | "inactive", endMs: number, id: bigint, on: boolean): void {
-    const prefix = which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue;
-    const key = join(Uint8Array.of(prefix), uint64Bytes(BigInt(endMs)), uint64Bytes(id));
+    const key = queueOf(which).encode([endMs, id]);
     if (on) ctx.kv(GOV_STORE).set(key, new Uint8Array());
     else ctx.kv(GOV_STORE).delete(key);
   }
@@ -150,18 +128,18 @@ export class GovKeeper {
     which: "active" | "inactive",
     nowMs: number,
   ): Promise<{ id: bigint; endMs: number }[]> {
-    const prefix = Uint8Array.of(which === "active" ? GovKeys.activeQueue : GovKeys.inactiveQueue);
+    const queue = queueOf(which);
     const out = [];
-    for await (const [k] of ctx.kv(GOV_STORE).iterate({ prefix })) {
-      const endMs = Number(readUint64(k, 1));
+    for await (const [k] of ctx.kv(GOV_STORE).iterate({ prefix: queue.prefix })) {
+      const [endMs, id] = queue.decode(k);
       if (endMs > nowMs) break;
-      out.push({ id: readUint64(k, 9), endMs });
+      out.push({ id, endMs });
     }
     return out;
   }
 
   private depositKey(id: bigint, depositor: Uint8Array) {
-    return join(Uint8Array.of(GovKeys.deposit), uint64Bytes(id), depositor);
+    return GovKeys.deposit.encode([id, depositor]);
   }
 
   async getDeposit(ctx: Context, id: bigint, depositor: Uint8Array): Promise<Deposit | undefined> {
@@ -170,7 +148,7 @@ export class GovKeeper {
   }
 
   async *deposits(ctx: Context, id: bigint): AsyncIterable<Deposit> {
-    const prefix = join(Uint8Array.of(GovKeys.deposit), uint64Bytes(id));
+    const prefix = GovKeys.deposit.prefixOf(id);
     for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(DepositSchema, v);
   }
 
@@ -217,7 +195,7 @@ export class GovKeeper {
   }
 
   private voteKey(id: bigint, voter: Uint8Array) {
-    return join(Uint8Array.of(GovKeys.vote), uint64Bytes(id), voter);
+    return GovKeys.vote.encode([id, voter]);
   }
 
   async getVote(ctx: Context, id: bigint, voter: Uint8Array): Promise<Vote | undefined> {
@@ -232,7 +210,7 @@ export class GovKeeper {
   }
 
   async *votes(ctx: Context, id: bigint): AsyncIterable<Vote> {
-    const prefix = join(Uint8Array.of(GovKeys.vote), uint64Bytes(id));
+    const prefix = GovKeys.vote.prefixOf(id);
     for await (const [, v] of ctx.kv(GOV_STORE).iterate({ prefix })) yield fromBinary(VoteSchema, v);
   }
 

@@ -15,6 +15,7 @@ import type { Context } from "../../app/context.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
+import { uint64Key } from "../../store/uint-keys.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
 import type { GovKeeper } from "./gov-keeper.js";
 import { tallyProposal } from "./gov-tally.js";
@@ -29,17 +30,14 @@ function pageOf<T>(
   const key = req?.key ?? new Uint8Array();
   if (key.length > 0 && (req?.offset ?? 0n) > 0n)
     throw invalid("paginate: invalid request, either offset or key is expected, got both");
-  // Our next_key is the next item's index as 8 big-endian bytes; anything else was not one of ours.
+  // Our next_key is the next item's index as a big-endian uint64; anything else was not one of ours.
   if (key.length > 0 && key.length !== 8)
     throw invalid(`invalid pagination key: expected the 8 bytes of a next_key, got ${key.length}`);
-  const start = key.length
-    ? Number(new DataView(key.buffer, key.byteOffset, 8).getBigUint64(0))
-    : Number(req?.offset ?? 0n);
+  const start = key.length ? Number(uint64Key.decode(key)) : Number(req?.offset ?? 0n);
   const limit = Number(req?.limit || 100n);
   const items = all.slice(start, start + limit);
   const next = start + limit < all.length ? start + limit : 0;
-  const nextKey = new Uint8Array(next ? 8 : 0);
-  if (next) new DataView(nextKey.buffer).setBigUint64(0, BigInt(next));
+  const nextKey = next ? uint64Key.encode(BigInt(next)) : new Uint8Array();
   return { items, pagination: { nextKey, total: req?.countTotal || !req ? BigInt(all.length) : 0n } };
 }
 

@@ -19,34 +19,11 @@ import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
+import { StakingKeys } from "./staking-keys.js";
 
 export const STAKING_STORE = "staking";
 export const BONDED_POOL = "bonded_tokens_pool";
 export const NOT_BONDED_POOL = "not_bonded_tokens_pool";
-
-/** Key prefixes, as in Cosmos staking where they exist. */
-export const StakingKeys = {
-  validator: 0x21,
-  delegation: 0x31,
-  unbonding: 0x32,
-  /** 0x41 | completion time (8 bytes, ms) | delegator | validator -> empty: the unbonding queue */
-  unbondingQueue: 0x41,
-  params: 0x51,
-} as const;
-
-const prefixed = (p: number, ...parts: Uint8Array[]) => {
-  const len = parts.reduce((n, x) => n + 1 + x.length, 1);
-  const out = new Uint8Array(len);
-  out[0] = p;
-  let at = 1;
-  // Length-prefixed parts keep delegator/validator keys apart, as Cosmos' address-length prefixes do.
-  for (const x of parts) {
-    out[at++] = x.length;
-    out.set(x, at);
-    at += x.length;
-  }
-  return out;
-};
 
 export function defaultStakingParams(): Params {
   return create(ParamsSchema, {
@@ -77,44 +54,42 @@ export class StakingKeeper {
   }
 
   async getParams(ctx: Context): Promise<Params> {
-    const v = await ctx.kv(STAKING_STORE).get(Uint8Array.of(StakingKeys.params));
+    const v = await ctx.kv(STAKING_STORE).get(StakingKeys.params);
     return v ? fromBinary(ParamsSchema, v) : defaultStakingParams();
   }
 
   setParams(ctx: Context, p: Params): void {
-    ctx.kv(STAKING_STORE).set(Uint8Array.of(StakingKeys.params), toBinary(ParamsSchema, p));
+    ctx.kv(STAKING_STORE).set(StakingKeys.params, toBinary(ParamsSchema, p));
   }
 
   async getValidator(ctx: Context, valAddr: Uint8Array): Promise<Validator | undefined> {
-    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.validator, valAddr));
+    const v = await ctx.kv(STAKING_STORE).get(StakingKeys.validator.encode(valAddr));
     return v && fromBinary(ValidatorSchema, v);
   }
 
   setValidator(ctx: Context, v: Validator): void {
     const addr = this.valoper.fromString(v.operatorAddress, "validator address");
-    ctx.kv(STAKING_STORE).set(prefixed(StakingKeys.validator, addr), toBinary(ValidatorSchema, v));
+    ctx.kv(STAKING_STORE).set(StakingKeys.validator.encode(addr), toBinary(ValidatorSchema, v));
   }
 
   async *validators(ctx: Context): AsyncIterable<Validator> {
-    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: Uint8Array.of(StakingKeys.validator) }))
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.validator.prefix }))
       yield fromBinary(ValidatorSchema, v);
   }
 
   async getDelegation(ctx: Context, del: Uint8Array, val: Uint8Array): Promise<Delegation | undefined> {
-    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.delegation, del, val));
+    const v = await ctx.kv(STAKING_STORE).get(StakingKeys.delegation.encode([del, val]));
     return v && fromBinary(DelegationSchema, v);
   }
 
   async *delegationsOf(ctx: Context, del: Uint8Array): AsyncIterable<Delegation> {
-    const prefix = prefixed(StakingKeys.delegation, del);
+    const prefix = StakingKeys.delegation.prefixOf(del);
     for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix }))
       yield fromBinary(DelegationSchema, v);
   }
 
   async *allDelegations(ctx: Context): AsyncIterable<Delegation> {
-    for await (const [, v] of ctx
-      .kv(STAKING_STORE)
-      .iterate({ prefix: Uint8Array.of(StakingKeys.delegation) }))
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.delegation.prefix }))
       yield fromBinary(DelegationSchema, v);
   }
 
@@ -124,11 +99,10 @@ export class StakingKeeper {
   }
 
   private setDelegation(ctx: Context, d: Delegation): void {
-    const key = prefixed(
-      StakingKeys.delegation,
+    const key = StakingKeys.delegation.encode([
       this.addresses.fromString(d.delegatorAddress),
       this.valoper.fromString(d.validatorAddress),
-    );
+    ]);
     if (parseDec(d.shares) === 0n) ctx.kv(STAKING_STORE).delete(key);
     else ctx.kv(STAKING_STORE).set(key, toBinary(DelegationSchema, d));
   }
@@ -224,8 +198,9 @@ export class StakingKeeper {
       }),
     );
     this.setUnbonding(ctx, ubd);
-    const qkey = this.queueKey(completion, delAddr, valAddr);
-    ctx.kv(STAKING_STORE).set(qkey, new Uint8Array());
+    ctx
+      .kv(STAKING_STORE)
+      .set(StakingKeys.unbondingQueue.encode([completion, delAddr, valAddr]), new Uint8Array());
     ctx.events.emit("unbond", {
       validator,
       delegator,
@@ -239,18 +214,15 @@ export class StakingKeeper {
   async completeUnbondings(ctx: Context): Promise<void> {
     const now = ctx.block.time.getTime();
     const store = ctx.kv(STAKING_STORE);
-    const due: Uint8Array[] = [];
-    for await (const [k] of store.iterate({ prefix: Uint8Array.of(StakingKeys.unbondingQueue) })) {
-      const t = Number(new DataView(k.buffer, k.byteOffset + 1, 8).getBigUint64(0));
-      if (t > now) break;
-      due.push(k);
+    const due: { key: Uint8Array; del: Uint8Array; val: Uint8Array }[] = [];
+    for await (const [key] of store.iterate({ prefix: StakingKeys.unbondingQueue.prefix })) {
+      const [completion, del, val] = StakingKeys.unbondingQueue.decode(key);
+      if (completion.getTime() > now) break;
+      due.push({ key, del, val });
     }
     const { bondDenom } = await this.getParams(ctx);
-    for (const k of due) {
-      store.delete(k);
-      const delLen = k[9];
-      const del = k.slice(10, 10 + delLen);
-      const val = k.slice(11 + delLen, 11 + delLen + k[10 + delLen]);
+    for (const { key, del, val } of due) {
+      store.delete(key);
       const ubd = await this.getUnbonding(ctx, del, val);
       if (!ubd) continue;
       const keep = [];
@@ -270,30 +242,20 @@ export class StakingKeeper {
     }
   }
 
-  private queueKey(t: Date, del: Uint8Array, val: Uint8Array): Uint8Array {
-    const tail = prefixed(0, del, val).subarray(1);
-    const k = new Uint8Array(9 + tail.length);
-    k[0] = StakingKeys.unbondingQueue;
-    new DataView(k.buffer).setBigUint64(1, BigInt(t.getTime()));
-    k.set(tail, 9);
-    return k;
-  }
-
   async getUnbonding(
     ctx: Context,
     del: Uint8Array,
     val: Uint8Array,
   ): Promise<UnbondingDelegation | undefined> {
-    const v = await ctx.kv(STAKING_STORE).get(prefixed(StakingKeys.unbonding, del, val));
+    const v = await ctx.kv(STAKING_STORE).get(StakingKeys.unbonding.encode([del, val]));
     return v && fromBinary(UnbondingDelegationSchema, v);
   }
 
   private setUnbonding(ctx: Context, u: UnbondingDelegation): void {
-    const key = prefixed(
-      StakingKeys.unbonding,
+    const key = StakingKeys.unbonding.encode([
       this.addresses.fromString(u.delegatorAddress),
       this.valoper.fromString(u.validatorAddress),
-    );
+    ]);
     if (u.entries.length === 0) ctx.kv(STAKING_STORE).delete(key);
     else ctx.kv(STAKING_STORE).set(key, toBinary(UnbondingDelegationSchema, u));
   }
