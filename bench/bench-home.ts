@@ -3,6 +3,7 @@ import { standardAppDefinition } from "../node/src/chain/app-definition.js";
 import { addGenesisAccounts } from "../node/src/chain/genesis-accounts.js";
 import { initHome, TESTNET_MIN_GAS_PRICE } from "../node/src/chain/init-home.js";
 import { writeGenesis } from "../node/src/config/genesis.js";
+import type { PruningStrategy } from "../node/src/store/pruning.js";
 import { fillerAddress } from "./bench-accounts.js";
 
 export const BENCH_CHAIN_ID = "bench-chain";
@@ -18,7 +19,7 @@ export interface BenchHomeOptions {
   createEmptyBlocks?: boolean;
   maxBlockTxs?: number;
   mempoolSize?: number;
-  pruning?: string;
+  pruning?: PruningStrategy;
 }
 
 /**

@@ -2,6 +2,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { NodeCallError } from "../client/node-rpc-client.js";
+import { ConfigError } from "../config/config-table.js";
 import { CliError } from "./cli-error.js";
 import { genesisCommand } from "./genesis.js";
 import { globalOptions } from "./global-options.js";
@@ -38,7 +39,7 @@ export async function runChaindCli(def: AppDefinition, argv = hideBin(process.ar
   try {
     await cli.parseAsync();
   } catch (e) {
-    const expected = e instanceof CliError || e instanceof NodeCallError;
+    const expected = e instanceof CliError || e instanceof NodeCallError || e instanceof ConfigError;
     const message = expected ? (e as Error).message : `unexpected error: ${(e as Error).stack ?? e}`;
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = e instanceof CliError ? e.exitCode : 1;
