@@ -169,7 +169,7 @@ export interface RawSetting {
 }
 
 /** Finds a setting's raw value in a source; undefined when the source does not set it. */
-export type SettingLookup = (key: string, setting: Setting<unknown>) => RawSetting | undefined;
+export type SettingLookup = (key: string) => RawSetting | undefined;
 
 /**
  * Reads every setting through `lookup`: absent ones get their default. Returns the settings, or every problem
@@ -184,7 +184,7 @@ export function parseTable<E extends Entries>(
   const where = new Map<string, RawSetting>();
   for (const row of tableRows(table)) {
     const s = row.setting;
-    const raw = lookup(row.key, s);
+    const raw = lookup(row.key);
     if (raw === undefined) {
       if (s.required)
         problems.push({ source: null, key: row.key, message: `not set; expected ${s.type.expected}` });
