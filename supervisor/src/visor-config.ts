@@ -10,7 +10,6 @@ import {
   parseTable,
   type Setting,
   type SettingLookup,
-  setting,
   tableRows,
 } from "../../node/src/config/config-table.js";
 import { trustedKeyBytes } from "./artifact-signature.js";
@@ -37,7 +36,7 @@ interface VisorSetting<T> extends Setting<T> {
 function visorSetting<T>(
   s: Omit<VisorSetting<T>, "default"> & { readonly default: NoInfer<T> },
 ): VisorSetting<T> {
-  return setting(s) as VisorSetting<T>;
+  return s;
 }
 
 /** Go's time layouts cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS. */
