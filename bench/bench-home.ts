@@ -3,6 +3,7 @@ import { standardAppDefinition } from "chaind/chain/app-definition";
 import { addGenesisAccounts } from "chaind/chain/genesis-accounts";
 import { initHome, TESTNET_MIN_GAS_PRICE } from "chaind/chain/init-home";
 import { writeGenesis } from "chaind/config/genesis";
+import type { PruningStrategy } from "chaind/store/pruning";
 import { fillerAddress } from "./bench-accounts.js";
 
 export const BENCH_CHAIN_ID = "bench-chain";
@@ -18,7 +19,7 @@ export interface BenchHomeOptions {
   createEmptyBlocks?: boolean;
   maxBlockTxs?: number;
   mempoolSize?: number;
-  pruning?: string;
+  pruning?: PruningStrategy;
 }
 
 /**

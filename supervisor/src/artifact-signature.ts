@@ -39,9 +39,15 @@ export function signatureMessage(a: SignedArtifact): Buffer {
   return Buffer.from(text, "utf8");
 }
 
-function keyBytes(k: string): Uint8Array {
+/** A VISOR_TRUSTED_KEYS entry as its 32 bytes (64 hex digits or base64), or null when it is not one. */
+export function trustedKeyBytes(k: string): Uint8Array | null {
   const bytes = /^[0-9a-fA-F]{64}$/.test(k) ? Buffer.from(k, "hex") : Buffer.from(k, "base64");
-  if (bytes.length !== 32)
+  return bytes.length === 32 ? bytes : null;
+}
+
+function keyBytes(k: string): Uint8Array {
+  const bytes = trustedKeyBytes(k);
+  if (!bytes)
     throw new VisorError(
       "CONFIG",
       `VISOR_TRUSTED_KEYS: ${k} is not a 32-byte ed25519 public key (hex or base64)`,

@@ -1,235 +1,358 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { parseGoDuration } from "@chaind/core/go-duration";
+import { join } from "node:path";
+import {
+  type ConfigOf,
+  defaultCell,
+  defineTable,
+  formatProblem,
+  markdownTable,
+  parseTable,
+  type Setting,
+  type SettingLookup,
+  tableRows,
+} from "@chaind/core/config-table";
 import { parse } from "smol-toml";
+import { trustedKeyBytes } from "./artifact-signature.js";
 import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./downloader.js";
+import {
+  envAbsolutePath,
+  envBool,
+  envChoice,
+  envFileName,
+  envGoDuration,
+  envList,
+  envText,
+  envWholeNumber,
+} from "./env-setting-types.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
-/** Effective settings: cosmovisor's environment (same names, defaults and parsing) plus visor's own. */
-export interface VisorConfig {
-  home: string;
-  name: string;
-  allowDownloadBinaries: boolean;
-  downloadMustHaveChecksum: boolean;
-  restartAfterUpgrade: boolean;
-  restartDelayMs: number;
-  shutdownGraceMs: number;
-  pollIntervalMs: number;
-  dataBackupDir: string;
-  unsafeSkipBackup: boolean;
-  preUpgradeMaxRetries: number;
-  /** The node's gRPC, asked first for heights and the scheduled plan; by default `[grpc] address` of app.toml. */
-  grpcAddress: string;
-  disableLogs: boolean;
-  colorLogs: boolean;
-  timeFormatLogs: string;
-  customPreUpgrade: string;
-  disableRecase: boolean;
-  /** visor: the node's REST gateway, asked when gRPC does not answer; by default `[api] address` of app.toml. */
-  restAddress: string;
-  /** visor: the node's CometBFT RPC, asked when gRPC and REST do not answer; by default `[rpc] laddr`. */
-  rpcAddress: string;
-  /** visor: fetch the scheduled plan's binary while the node still runs. */
-  prefetch: boolean;
-  /** visor: react to file events on the data folder (off for file systems without them: polling only). */
-  watchEvents: boolean;
-  /** visor: a download that receives no byte for this long is cut and retried. */
-  downloadStallTimeoutMs: number;
-  /** visor: how many data backups to keep (older ones are removed); 0 keeps all. */
-  backupKeep: number;
-  /** visor: Prometheus metrics listener (host:port), empty for none. */
-  metricsAddress: string;
-  /** visor: ed25519 public keys (hex or base64) whose detached signature (`<url>.sig`) every artifact needs. */
-  trustedKeys: string[];
-  /** visor: `file:` URLs in Plan.info (off: a plan could name any local file); never the node's config/ or data/. */
-  allowFileUrls: boolean;
-  /** visor: the most one download may hold; its Content-Length is checked first, the stream cut past it. */
-  maxDownloadBytes: number;
+/** A visor setting: its environment variable (`name`) and its key in cosmovisor's config.toml. */
+interface VisorSetting<T> extends Setting<T> {
+  /** The key cosmovisor 1.6 writes in `$DAEMON_HOME/cosmovisor/config.toml` (visor's own: the same form). */
+  readonly fileKey: string;
 }
+
+function visorSetting<T>(
+  s: Omit<VisorSetting<T>, "default"> & { readonly default: NoInfer<T> },
+): VisorSetting<T> {
+  return s;
+}
+
+/** Go's time layouts cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS. */
+const TIME_FORMATS = [
+  "layout",
+  "ansic",
+  "unixdate",
+  "rubydate",
+  "rfc822",
+  "rfc822z",
+  "rfc850",
+  "rfc1123",
+  "rfc1123z",
+  "rfc3339",
+  "rfc3339nano",
+  "kitchen",
+] as const;
+
+/**
+ * Visor's settings: cosmovisor's environment (same names, defaults and parsing) plus visor's own (VISOR_*).
+ * Durations are Go durations, as cosmovisor reads them; the parsed values are milliseconds.
+ */
+export const VISOR_SETTINGS = defineTable({
+  name: "visor settings",
+  entries: {
+    home: visorSetting({
+      name: "DAEMON_HOME",
+      fileKey: "daemon_home",
+      type: envAbsolutePath,
+      default: "",
+      required: true,
+      doc: "absolute path of the node home",
+    }),
+    name: visorSetting({
+      name: "DAEMON_NAME",
+      fileKey: "daemon_name",
+      type: envFileName,
+      default: "",
+      required: true,
+      doc: "binary name",
+    }),
+    allowDownloadBinaries: visorSetting({
+      name: "DAEMON_ALLOW_DOWNLOAD_BINARIES",
+      fileKey: "daemon_allow_download_binaries",
+      type: envBool,
+      default: false,
+      doc: "download the binary named by Plan.info",
+    }),
+    downloadMustHaveChecksum: visorSetting({
+      name: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
+      fileKey: "daemon_download_must_have_checksum",
+      type: envBool,
+      default: false,
+      doc: "every URL needs `?checksum=sha256:` or `sha512:`",
+    }),
+    restartAfterUpgrade: visorSetting({
+      name: "DAEMON_RESTART_AFTER_UPGRADE",
+      fileKey: "daemon_restart_after_upgrade",
+      type: envBool,
+      default: true,
+      doc: "start the new binary with the same arguments; false: exit 0 after the switch",
+    }),
+    restartDelayMs: visorSetting({
+      name: "DAEMON_RESTART_DELAY",
+      fileKey: "daemon_restart_delay",
+      type: envGoDuration({ positive: false }),
+      default: 0,
+      doc: "wait after the halt, before the backup",
+    }),
+    shutdownGraceMs: visorSetting({
+      name: "DAEMON_SHUTDOWN_GRACE",
+      fileKey: "daemon_shutdown_grace",
+      type: envGoDuration({ positive: false }),
+      default: 0,
+      doc: "0: kill the daemon at once when an upgrade is due; else SIGINT, then SIGKILL after this",
+    }),
+    pollIntervalMs: visorSetting({
+      name: "DAEMON_POLL_INTERVAL",
+      fileKey: "daemon_poll_interval",
+      type: envGoDuration({ positive: true }),
+      default: 300,
+      doc: "polling period (file events are used first)",
+    }),
+    dataBackupDir: visorSetting({
+      name: "DAEMON_DATA_BACKUP_DIR",
+      fileKey: "daemon_data_backup_dir",
+      type: envAbsolutePath,
+      default: "",
+      defaultText: "DAEMON_HOME",
+      check: (v) => (existsSync(v) && statSync(v).isDirectory() ? null : "an existing folder"),
+      doc: "where `data-backup-<time>` folders go (absolute, existing)",
+    }),
+    unsafeSkipBackup: visorSetting({
+      name: "UNSAFE_SKIP_BACKUP",
+      fileKey: "unsafe_skip_backup",
+      type: envBool,
+      default: false,
+      doc: "no data backup before an upgrade",
+    }),
+    preUpgradeMaxRetries: visorSetting({
+      name: "DAEMON_PREUPGRADE_MAX_RETRIES",
+      fileKey: "daemon_preupgrade_max_retries",
+      type: envWholeNumber(0),
+      default: 0,
+      doc: "retries of `<new binary> pre-upgrade` exiting 31",
+    }),
+    grpcAddress: visorSetting({
+      name: "DAEMON_GRPC_ADDRESS",
+      fileKey: "daemon_grpc_address",
+      type: envText,
+      default: "",
+      defaultText:
+        "`[grpc] address` of `$DAEMON_HOME/config/app.toml` when `[grpc] enable` (default true), else none",
+      doc: 'the node\'s gRPC, asked first for heights (batch upgrades) and the scheduled plan (pre-fetch, `prepare-upgrade`); see "What visor trusts"',
+    }),
+    disableLogs: visorSetting({
+      name: "COSMOVISOR_DISABLE_LOGS",
+      fileKey: "cosmovisor_disable_logs",
+      type: envBool,
+      default: false,
+      doc: "no log lines of visor's own",
+    }),
+    colorLogs: visorSetting({
+      name: "COSMOVISOR_COLOR_LOGS",
+      fileKey: "cosmovisor_color_logs",
+      type: envBool,
+      default: true,
+      doc: "colored log lines when stderr is a terminal",
+    }),
+    timeFormatLogs: visorSetting({
+      name: "COSMOVISOR_TIMEFORMAT_LOGS",
+      fileKey: "cosmovisor_timeformat_logs",
+      type: envChoice(TIME_FORMATS),
+      default: "kitchen",
+      doc: "time format of visor's log lines: kitchen (`3:04PM`), any other: ISO 8601",
+    }),
+    customPreUpgrade: visorSetting({
+      name: "COSMOVISOR_CUSTOM_PREUPGRADE",
+      fileKey: "cosmovisor_custom_preupgrade",
+      type: envText,
+      default: "",
+      doc: "script in `$DAEMON_HOME/cosmovisor/` run as `script <plan> <height>` from DAEMON_HOME",
+    }),
+    disableRecase: visorSetting({
+      name: "COSMOVISOR_DISABLE_RECASE",
+      fileKey: "cosmovisor_disable_recase",
+      type: envBool,
+      default: false,
+      doc: "keep the plan name's case for the folder",
+    }),
+    restAddress: visorSetting({
+      name: "VISOR_REST_ADDRESS",
+      fileKey: "visor_rest_address",
+      type: envText,
+      default: "",
+      defaultText:
+        "`[api] address` of `$DAEMON_HOME/config/app.toml` when `[api] enable` (default false), else none",
+      doc: "the node's REST gateway, asked when gRPC does not answer",
+    }),
+    rpcAddress: visorSetting({
+      name: "VISOR_RPC_ADDRESS",
+      fileKey: "visor_rpc_address",
+      type: envText,
+      default: "",
+      defaultText:
+        "`[rpc] laddr` of `$DAEMON_HOME/config/config.toml` (default tcp://127.0.0.1:26657; empty: none)",
+      doc: "the node's CometBFT RPC, asked when neither gRPC nor REST answers",
+    }),
+    prefetch: visorSetting({
+      name: "VISOR_PREFETCH",
+      fileKey: "visor_prefetch",
+      type: envBool,
+      default: true,
+      doc: "fetch and verify the scheduled plan's binary while the node still runs",
+    }),
+    watchEvents: visorSetting({
+      name: "VISOR_WATCH_EVENTS",
+      fileKey: "visor_watch_events",
+      type: envBool,
+      default: true,
+      doc: "react to file events on the data folder; false polls only (file systems without events)",
+    }),
+    downloadStallTimeoutMs: visorSetting({
+      name: "VISOR_DOWNLOAD_STALL_TIMEOUT",
+      fileKey: "visor_download_stall_timeout",
+      type: envGoDuration({ positive: true }),
+      default: DEFAULT_DOWNLOAD.stallTimeoutMs,
+      doc: "a download that receives no byte for this long is cut and retried",
+    }),
+    backupKeep: visorSetting({
+      name: "VISOR_BACKUP_KEEP",
+      fileKey: "visor_backup_keep",
+      type: envWholeNumber(0),
+      default: 3,
+      doc: "data backups kept (older ones removed); 0 keeps all",
+    }),
+    metricsAddress: visorSetting({
+      name: "VISOR_METRICS_ADDRESS",
+      fileKey: "visor_metrics_address",
+      type: envText,
+      default: "",
+      doc: "`host:port` for Prometheus `/metrics` (upgrades, last upgrade time, daemon starts, download bytes, pre-fetches)",
+    }),
+    trustedKeys: visorSetting({
+      name: "VISOR_TRUSTED_KEYS",
+      fileKey: "visor_trusted_keys",
+      type: envList,
+      default: [],
+      check: (keys) =>
+        keys.every((k) => trustedKeyBytes(k) !== null)
+          ? null
+          : "comma-separated 32-byte ed25519 public keys (hex or base64)",
+      doc: "comma-separated ed25519 public keys (hex or base64); every artifact then needs a signature at `<url>.sig` (base64 or raw 64 bytes) by one of them over its plan, platform and digest ([Signed artifacts](#signed-artifacts))",
+    }),
+    allowFileUrls: visorSetting({
+      name: "VISOR_ALLOW_FILE_URLS",
+      fileKey: "visor_allow_file_urls",
+      type: envBool,
+      default: false,
+      doc: "accept `file:` URLs in Plan.info and for plan-info documents; even then only regular files with one name, outside `$DAEMON_HOME` (but its `cosmovisor/` folder) and the data backups",
+    }),
+    maxDownloadBytes: visorSetting({
+      name: "VISOR_MAX_DOWNLOAD_BYTES",
+      fileKey: "visor_max_download_bytes",
+      type: envWholeNumber(1),
+      default: DEFAULT_MAX_DOWNLOAD_BYTES,
+      unit: "bytes",
+      defaultText: `${DEFAULT_MAX_DOWNLOAD_BYTES} (2 GiB)`,
+      doc: "the most one artifact download may hold; a larger Content-Length is refused before the body is read, and a stream is cut as soon as it passes the limit",
+    }),
+  },
+});
+
+/** Effective settings, one field per entry of {@link VISOR_SETTINGS}. */
+export type VisorConfig = ConfigOf<typeof VISOR_SETTINGS.entries>;
 
 type Source = Record<string, string | undefined>;
 
-const KEYS: Record<keyof VisorConfig, string> = {
-  home: "DAEMON_HOME",
-  name: "DAEMON_NAME",
-  allowDownloadBinaries: "DAEMON_ALLOW_DOWNLOAD_BINARIES",
-  downloadMustHaveChecksum: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
-  restartAfterUpgrade: "DAEMON_RESTART_AFTER_UPGRADE",
-  restartDelayMs: "DAEMON_RESTART_DELAY",
-  shutdownGraceMs: "DAEMON_SHUTDOWN_GRACE",
-  pollIntervalMs: "DAEMON_POLL_INTERVAL",
-  dataBackupDir: "DAEMON_DATA_BACKUP_DIR",
-  unsafeSkipBackup: "UNSAFE_SKIP_BACKUP",
-  preUpgradeMaxRetries: "DAEMON_PREUPGRADE_MAX_RETRIES",
-  grpcAddress: "DAEMON_GRPC_ADDRESS",
-  disableLogs: "COSMOVISOR_DISABLE_LOGS",
-  colorLogs: "COSMOVISOR_COLOR_LOGS",
-  timeFormatLogs: "COSMOVISOR_TIMEFORMAT_LOGS",
-  customPreUpgrade: "COSMOVISOR_CUSTOM_PREUPGRADE",
-  disableRecase: "COSMOVISOR_DISABLE_RECASE",
-  restAddress: "VISOR_REST_ADDRESS",
-  rpcAddress: "VISOR_RPC_ADDRESS",
-  prefetch: "VISOR_PREFETCH",
-  watchEvents: "VISOR_WATCH_EVENTS",
-  downloadStallTimeoutMs: "VISOR_DOWNLOAD_STALL_TIMEOUT",
-  backupKeep: "VISOR_BACKUP_KEEP",
-  metricsAddress: "VISOR_METRICS_ADDRESS",
-  trustedKeys: "VISOR_TRUSTED_KEYS",
-  allowFileUrls: "VISOR_ALLOW_FILE_URLS",
-  maxDownloadBytes: "VISOR_MAX_DOWNLOAD_BYTES",
-};
-
-const configError = (msg: string) => new VisorError("CONFIG", msg);
-
-function bool(src: Source, key: string, def: boolean): boolean {
-  const v = src[key];
-  if (v === undefined || v === "") return def;
-  const l = v.toLowerCase();
-  if (l === "true") return true;
-  if (l === "false") return false;
-  throw configError(`${key}: invalid boolean ${JSON.stringify(v)}; use true or false`);
-}
-
-function duration(src: Source, key: string, def: number, allowZero: boolean): number {
-  const v = src[key];
-  if (v === undefined || v === "") return def;
-  let ms: number;
-  try {
-    ms = parseGoDuration(v);
-  } catch (e) {
-    throw configError(`${key}: ${(e as Error).message}`);
-  }
-  if (ms < 0 || (!allowZero && ms === 0))
-    throw configError(`${key}: must be greater than 0, got ${JSON.stringify(v)}`);
-  return ms;
-}
-
-function uint(src: Source, key: string, def: number): number {
-  const v = src[key];
-  if (v === undefined || v === "") return def;
-  if (!/^\d+$/.test(v)) throw configError(`${key}: must be a non-negative integer, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
-function positive(src: Source, key: string, def: number): number {
-  const n = uint(src, key, def);
-  if (n === 0 || !Number.isSafeInteger(n))
-    throw configError(`${key}: must be a positive integer, got ${src[key]}`);
-  return n;
-}
-
-/** `$DAEMON_HOME/cosmovisor/config.toml` (or `-c`), keyed by the environment names; env wins over it. */
-function fileSource(path: string | undefined, home: string | undefined): Source {
+/**
+ * `$DAEMON_HOME/cosmovisor/config.toml` (or `-c`): its values as the strings the environment would hold, by the
+ * upper-cased key (`daemon_poll_interval` and `DAEMON_POLL_INTERVAL` are one setting), with the key as written.
+ */
+function fileSource(
+  path: string | undefined,
+  home: string | undefined,
+): { file: string; values: Map<string, { value: string; key: string }> } | null {
   const file = path ?? (home ? join(home, "cosmovisor", "config.toml") : undefined);
   if (!file || !existsSync(file)) {
-    if (path) throw configError(`config file ${path} does not exist`);
-    return {};
+    if (path) throw new VisorError("CONFIG", `config file ${path} does not exist`);
+    return null;
   }
   let doc: Record<string, unknown>;
   try {
     doc = parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   } catch (e) {
-    throw configError(`cannot parse ${file}: ${(e as Error).message}`);
+    throw new VisorError("CONFIG", `cannot parse ${file}: ${(e as Error).message}`);
   }
-  const out: Source = {};
-  for (const [k, v] of Object.entries(doc)) out[k.toUpperCase()] = Array.isArray(v) ? v.join(",") : String(v);
-  return out;
+  const values = new Map<string, { value: string; key: string }>();
+  for (const [key, v] of Object.entries(doc))
+    values.set(key.toUpperCase(), { value: Array.isArray(v) ? v.join(",") : String(v), key });
+  return { file, values };
 }
 
 /**
- * Reads the settings from the environment over the optional config file, with cosmovisor's defaults and
- * errors. `requireLayout` also checks that `$DAEMON_HOME/cosmovisor` exists (every command but init).
+ * Reads the settings from the environment over the optional config file, with cosmovisor's defaults. Every bad
+ * value is reported at once, one line each naming the variable (or the file and its key) and the expected form.
+ * `requireLayout` also checks that `$DAEMON_HOME/cosmovisor` exists (every command but init).
  */
 export function loadVisorConfig(
   env: Source,
   opts: { configFile?: string; requireLayout?: boolean } = {},
 ): VisorConfig {
-  const src: Source = { ...fileSource(opts.configFile, env.DAEMON_HOME), ...stripEmpty(env) };
-  const home = src.DAEMON_HOME;
-  if (!home) throw configError("DAEMON_HOME is not set");
-  if (!isAbsolute(home))
-    throw configError(`DAEMON_HOME must be an absolute path, got ${JSON.stringify(home)}`);
-  const name = src.DAEMON_NAME;
-  if (!name) throw configError("DAEMON_NAME is not set");
-  if (name.includes("/") || name === "." || name === "..")
-    throw configError(`DAEMON_NAME must be a file name, got ${JSON.stringify(name)}`);
-  if (opts.requireLayout && !existsSync(join(home, "cosmovisor")))
-    throw configError(`${join(home, "cosmovisor")} does not exist: run "visor init <path to ${name}>" first`);
-  const dataBackupDir = src.DAEMON_DATA_BACKUP_DIR || home;
-  if (!isAbsolute(dataBackupDir))
-    throw configError(
-      `DAEMON_DATA_BACKUP_DIR must be an absolute path, got ${JSON.stringify(dataBackupDir)}`,
-    );
-  if (src.DAEMON_DATA_BACKUP_DIR && (!existsSync(dataBackupDir) || !statSync(dataBackupDir).isDirectory()))
-    throw configError(`DAEMON_DATA_BACKUP_DIR ${dataBackupDir} must be an existing folder`);
-  const timeFormat = src.COSMOVISOR_TIMEFORMAT_LOGS || "kitchen";
-  const formats = [
-    "layout",
-    "ansic",
-    "unixdate",
-    "rubydate",
-    "rfc822",
-    "rfc822z",
-    "rfc850",
-    "rfc1123",
-    "rfc1123z",
-    "rfc3339",
-    "rfc3339nano",
-    "kitchen",
-  ];
-  if (!formats.includes(timeFormat))
-    throw configError(`COSMOVISOR_TIMEFORMAT_LOGS: unsupported value ${JSON.stringify(timeFormat)}`);
-  const listen = nodeListenAddresses(home);
-  return {
-    home,
-    name,
-    allowDownloadBinaries: bool(src, KEYS.allowDownloadBinaries, false),
-    downloadMustHaveChecksum: bool(src, KEYS.downloadMustHaveChecksum, false),
-    restartAfterUpgrade: bool(src, KEYS.restartAfterUpgrade, true),
-    restartDelayMs: duration(src, KEYS.restartDelayMs, 0, true),
-    shutdownGraceMs: duration(src, KEYS.shutdownGraceMs, 0, true),
-    pollIntervalMs: duration(src, KEYS.pollIntervalMs, 300, false),
-    dataBackupDir,
-    unsafeSkipBackup: bool(src, KEYS.unsafeSkipBackup, false),
-    preUpgradeMaxRetries: uint(src, KEYS.preUpgradeMaxRetries, 0),
-    grpcAddress: src.DAEMON_GRPC_ADDRESS || listen.grpc,
-    disableLogs: bool(src, KEYS.disableLogs, false),
-    colorLogs: bool(src, KEYS.colorLogs, true),
-    timeFormatLogs: timeFormat,
-    customPreUpgrade: src.COSMOVISOR_CUSTOM_PREUPGRADE ?? "",
-    disableRecase: bool(src, KEYS.disableRecase, false),
-    restAddress: src.VISOR_REST_ADDRESS || listen.rest,
-    rpcAddress: src.VISOR_RPC_ADDRESS || listen.rpc,
-    prefetch: bool(src, KEYS.prefetch, true),
-    watchEvents: bool(src, KEYS.watchEvents, true),
-    downloadStallTimeoutMs: duration(
-      src,
-      KEYS.downloadStallTimeoutMs,
-      DEFAULT_DOWNLOAD.stallTimeoutMs,
-      false,
-    ),
-    backupKeep: uint(src, KEYS.backupKeep, 3),
-    metricsAddress: src.VISOR_METRICS_ADDRESS ?? "",
-    trustedKeys: (src.VISOR_TRUSTED_KEYS ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-    allowFileUrls: bool(src, KEYS.allowFileUrls, false),
-    maxDownloadBytes: positive(src, KEYS.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
+  const file = fileSource(opts.configFile, env.DAEMON_HOME || undefined);
+  // Empty is unset, in the environment and in the file alike (cosmovisor's rule).
+  const lookup: SettingLookup = (key) => {
+    const fromEnv = env[key];
+    if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: null };
+    const fromFile = file?.values.get(key);
+    if (fromFile && fromFile.value !== "")
+      return { value: fromFile.value, source: file!.file, key: fromFile.key };
+    return undefined;
   };
-}
-
-function stripEmpty(env: Source): Source {
-  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const read = parseTable(VISOR_SETTINGS, lookup);
+  if (read.config === null) throw new VisorError("CONFIG", read.problems.map(formatProblem).join("\n"));
+  const c = read.config;
+  if (opts.requireLayout && !existsSync(join(c.home, "cosmovisor")))
+    throw new VisorError(
+      "CONFIG",
+      `${join(c.home, "cosmovisor")} does not exist: run "visor init <path to ${c.name}>" first`,
+    );
+  c.dataBackupDir ||= c.home;
+  if (!c.grpcAddress || !c.restAddress || !c.rpcAddress) {
+    const listen = nodeListenAddresses(c.home);
+    c.grpcAddress ||= listen.grpc;
+    c.restAddress ||= listen.rest;
+    c.rpcAddress ||= listen.rpc;
+  }
+  return c;
 }
 
 /** The settings as `visor config` prints them: environment names and effective values. */
 export function describeConfig(c: VisorConfig): string {
-  const lines = (Object.keys(KEYS) as (keyof VisorConfig)[]).map((k) => {
-    const v = c[k];
-    const shown = k.endsWith("Ms") ? `${v}ms` : Array.isArray(v) ? v.join(",") : String(v);
-    return `${KEYS[k]}: ${shown}`;
+  const lines = tableRows(VISOR_SETTINGS).map((row) => {
+    const value = (c as Record<string, unknown>)[row.path[0]];
+    return `${row.key}: ${row.setting.type.show(value)}`;
   });
   return `${lines.join("\n")}\n`;
+}
+
+/** The settings table of docs/OPERATIONS.md. */
+export function visorSettingsDoc(): string {
+  return markdownTable(VISOR_SETTINGS, [
+    { title: "variable", cell: (r) => r.key },
+    { title: "config.toml key", cell: (r) => `\`${(r.setting as VisorSetting<unknown>).fileKey}\`` },
+    { title: "form", cell: (r) => r.setting.type.expected + (r.setting.unit ? ` (${r.setting.unit})` : "") },
+    { title: "default", cell: defaultCell },
+    { title: "meaning", cell: (r) => r.setting.doc },
+  ]);
 }

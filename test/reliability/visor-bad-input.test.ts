@@ -14,6 +14,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { tableRows } from "@chaind/core/config-table";
 import { goPlatform } from "@chaind/core/go-platform";
 import { silentLogger } from "@chaind/core/logger";
 import fc from "fast-check";
@@ -23,6 +24,7 @@ import { readBatch } from "../../supervisor/src/batch-feed.js";
 import { DEFAULT_MAX_DOWNLOAD_BYTES } from "../../supervisor/src/downloader.js";
 import { artifactForPlan } from "../../supervisor/src/plan-info.js";
 import { readUpgradeInfo } from "../../supervisor/src/upgrade-info.js";
+import { loadVisorConfig, VISOR_SETTINGS } from "../../supervisor/src/visor-config.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
 import { VisorLayout } from "../../supervisor/src/visor-layout.js";
 import { fuzzAssert } from "./fuzz-assert.js";
@@ -128,6 +130,44 @@ describe("visor's parsers under random upgrade-info.json and Plan.info", () => {
         const folder = await outcome(() => layout.upgradeDir(got.name), ["LAYOUT"]);
         if (folder instanceof VisorError) return;
         expect(dirname(folder), text).toBe(layout.upgradesDir);
+      }),
+    );
+  });
+
+  it("reads random settings as a config or one CONFIG error naming exactly the refused variables, one line each", async () => {
+    const base = { DAEMON_HOME: dir, DAEMON_NAME: "chaind" };
+    const names = tableRows(VISOR_SETTINGS)
+      .map((r) => r.key)
+      .filter((k) => k !== "DAEMON_HOME");
+    const value = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom(
+        ...["", " ", "true", "FALSE", "yes", "0", "1", "-1", "0s", "300ms", "1m30s", "10", "1e3", "0x10"],
+        ...["99999999999999999999", "kitchen", "rfc3339", "/", "/nonexistent", "a/b", ".", "..", "\u0000\n"],
+        ...["ab".repeat(32), `${"ab".repeat(32)},x`, "localhost:9090", "1,2"],
+      ),
+    );
+    const refusedAlone = async (k: string, v: string) =>
+      (await outcome(() => loadVisorConfig({ ...base, [k]: v }), ["CONFIG"])) instanceof VisorError;
+    await fuzzAssert(
+      {
+        suite: "visor bad input",
+        property:
+          "reads random settings as a config or one CONFIG error naming exactly the refused variables",
+        runs: RUNS,
+      },
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 8 }), async (assigned) => {
+        const refused = [];
+        for (const k of names) if (k in assigned && (await refusedAlone(k, assigned[k]))) refused.push(k);
+        const got = await outcome(() => loadVisorConfig({ ...base, ...assigned }), ["CONFIG"]);
+        if (!(got instanceof VisorError)) {
+          expect(refused).toEqual([]);
+          return;
+        }
+        const lines = got.message.split("\n");
+        expect(lines.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(refused);
+        for (const line of lines)
+          expect(line).toMatch(/^[A-Z_]+: (expected .+, got ".*"|not set; expected .+)$/);
       }),
     );
   });

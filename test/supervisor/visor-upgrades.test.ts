@@ -67,13 +67,15 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
     expect(config.stdout).toContain("DAEMON_RESTART_AFTER_UPGRADE: true");
     const bad = await h.visor(["config"], { DAEMON_RESTART_AFTER_UPGRADE: "yes" });
     expect(bad.exitCode).toBe(1);
-    expect(bad.stderr.trim()).toBe(
-      'Error: DAEMON_RESTART_AFTER_UPGRADE: invalid boolean "yes"; use true or false',
-    );
-    const zero = await h.visor(["config"], { DAEMON_POLL_INTERVAL: "0s" });
-    expect(zero.stderr).toContain("DAEMON_POLL_INTERVAL: must be greater than 0");
+    expect(bad.stderr.trim()).toBe('Error: DAEMON_RESTART_AFTER_UPGRADE: expected true or false, got "yes"');
+    const several = await h.visor(["config"], { DAEMON_POLL_INTERVAL: "0s", VISOR_BACKUP_KEEP: "-1" });
+    expect(several.exitCode).toBe(1);
+    expect(several.stderr.trim().split("\n")).toEqual([
+      'Error: DAEMON_POLL_INTERVAL: expected a Go duration > 0 such as 300ms or 10s, got "0s"',
+      'VISOR_BACKUP_KEEP: expected a whole number ≥ 0, got "-1"',
+    ]);
     const noHome = await h.visor(["config"], { DAEMON_HOME: "relative/path" });
-    expect(noHome.stderr).toContain("DAEMON_HOME must be an absolute path");
+    expect(noHome.stderr.trim()).toBe('Error: DAEMON_HOME: expected an absolute path, got "relative/path"');
   });
 
   it("downloads a single-file binary, verifies it, backs up data, switches current and restarts", async () => {

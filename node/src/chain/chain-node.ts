@@ -1,10 +1,11 @@
 import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
-import { type AppConfig, readAppConfig } from "../config/app-config.js";
+import type { AppConfig } from "../config/app-config.js";
 import { type GenesisDoc, readGenesis } from "../config/genesis.js";
+import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { type NodeConfig, readNodeConfig } from "../config/node-config.js";
+import type { NodeConfig } from "../config/node-config.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
@@ -12,7 +13,7 @@ import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
-import { pruningFromAppConfig } from "../store/pruning.js";
+import { pruningOptions } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { AppDefinition } from "./app-definition.js";
 import { createApp } from "./standard-app.js";
@@ -27,6 +28,8 @@ export interface ChainNodeOptions {
   minimumGasPrices?: string;
   /** Plan heights whose upgrade this node skips (`--unsafe-skip-upgrades`). */
   skipUpgradeHeights?: readonly number[];
+  /** The home's app.toml and config.toml when the caller has read them already. */
+  config?: HomeConfig;
 }
 
 /** A running node: state, app, mempool and the block producer, assembled from a home folder. */
@@ -49,18 +52,12 @@ export class ChainNode {
 
   static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
     const layout = new HomeLayout(opts.home);
-    const appConfig = readAppConfig(layout.appToml);
+    const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
-    const nodeConfig = readNodeConfig(layout.configToml);
     const genesis = readGenesis(layout.genesisJson);
     const signer = readPrivValidatorKey(layout.privValidatorKey);
-    const pruning = pruningFromAppConfig({
-      pruning: appConfig.pruning,
-      "pruning-keep-recent": appConfig.pruningKeepRecent,
-      "pruning-interval": appConfig.pruningInterval,
-    });
     const store = await StateStore.open(
-      { dir: layout.dbDir, pruning },
+      { dir: layout.dbDir, pruning: pruningOptions(appConfig) },
       { logger: deps.logger.child("store") },
     );
     try {

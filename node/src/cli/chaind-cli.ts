@@ -1,4 +1,5 @@
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
+import { ConfigError } from "@chaind/core/config-table";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { AppDefinition } from "../chain/app-definition.js";
@@ -38,7 +39,7 @@ export async function runChaindCli(def: AppDefinition, argv = hideBin(process.ar
   try {
     await cli.parseAsync();
   } catch (e) {
-    const expected = e instanceof CliError || e instanceof NodeCallError;
+    const expected = e instanceof CliError || e instanceof NodeCallError || e instanceof ConfigError;
     const message = expected ? (e as Error).message : `unexpected error: ${(e as Error).stack ?? e}`;
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = e instanceof CliError ? e.exitCode : 1;

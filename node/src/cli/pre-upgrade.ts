@@ -2,11 +2,10 @@ import { silentLogger } from "@chaind/core/logger";
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { CliError } from "../client/cli-error.js";
-import { readAppConfig } from "../config/app-config.js";
 import { readGenesis } from "../config/genesis.js";
+import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
-import { readNodeConfig } from "../config/node-config.js";
-import { pruningFromAppConfig } from "../store/pruning.js";
+import { pruningOptions } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import { StoreLockedError } from "../store/store-errors.js";
 import type { GlobalArgs } from "./global-options.js";
@@ -27,8 +26,7 @@ export function preUpgradeCommand(def: AppDefinition): CommandModule<GlobalArgs,
       const layout = new HomeLayout(args.home);
       let store: StateStore | undefined;
       try {
-        const app = readAppConfig(layout.appToml);
-        readNodeConfig(layout.configToml);
+        const { app } = readHomeConfig(layout);
         const genesis = readGenesis(layout.genesisJson);
         def.assemble({
           chainId: genesis.chain_id,
@@ -38,11 +36,7 @@ export function preUpgradeCommand(def: AppDefinition): CommandModule<GlobalArgs,
         store = await StateStore.open(
           {
             dir: layout.dbDir,
-            pruning: pruningFromAppConfig({
-              pruning: app.pruning,
-              "pruning-keep-recent": app.pruningKeepRecent,
-              "pruning-interval": app.pruningInterval,
-            }),
+            pruning: pruningOptions(app),
           },
           { logger: silentLogger },
         );

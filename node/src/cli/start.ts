@@ -4,7 +4,7 @@ import { ModuleHaltError } from "../app/module-halt-error.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
 import { CliError } from "../client/cli-error.js";
-import { readAppConfig } from "../config/app-config.js";
+import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -36,15 +36,9 @@ function haltHeight(given: number | undefined, app: string): number | undefined 
  * The node's minimum gas prices: flag, else environment, else app.toml. Like Cosmos, an empty value is refused
  * (a node would take every tx for free); an explicit zero such as "0stake" is the operator's choice.
  */
-function minimumGasPrices(given: string | undefined, app: string, home: string): string {
-  const override = flagOrEnv(given, app, "minimum-gas-prices");
+function minimumGasPrices(given: string | undefined, app: string, home: string, config: HomeConfig): string {
+  const value = flagOrEnv(given, app, "minimum-gas-prices") ?? config.app.minimumGasPrices;
   const appToml = new HomeLayout(home).appToml;
-  let value: string;
-  try {
-    value = override ?? readAppConfig(appToml).minimumGasPrices;
-  } catch (e) {
-    throw new CliError(`cannot start node: ${(e as Error).message}`);
-  }
   if (value.trim() === "") {
     const cosmos = ChainError.wrap(
       SdkErrors.AppConfig,
@@ -92,7 +86,13 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           describe: "plan heights whose upgrade to skip (the plan is dropped, the chain goes on)",
         }) as never,
     handler: async (args) => {
-      const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home);
+      let config: HomeConfig;
+      try {
+        config = readHomeConfig(new HomeLayout(args.home));
+      } catch (e) {
+        throw new CliError(`cannot start node: ${(e as Error).message}`);
+      }
+      const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home, config);
       const halt = haltHeight(args["halt-height"], def.name);
       const logger = loggerFromArgs(args);
       let node: ChainNode;
@@ -104,6 +104,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
             haltHeight: halt,
             minimumGasPrices: gasPrices,
             skipUpgradeHeights: skipHeights(args["unsafe-skip-upgrades"]),
+            config,
           },
           { logger },
         );

@@ -1,52 +1,53 @@
 import { existsSync } from "node:fs";
-import { readTomlFile, TomlReader } from "./toml-file.js";
+import { type ConfigOf, defineTable, renderToml, setting, tableDefaults } from "@chaind/core/config-table";
+import { readTomlConfig } from "./toml-file.js";
+import { tomlString } from "./toml-setting-types.js";
 
-/** `config/client.toml`: defaults for CLI commands that talk to a node. */
-export interface ClientConfig {
-  chainId: string;
-  keyringBackend: string;
-  output: string;
-  node: string;
-  broadcastMode: string;
-}
+/** `config/client.toml`: defaults for CLI commands that talk to a node, with the Cosmos SDK's names. */
+export const CLIENT_TOML = defineTable({
+  name: "client.toml",
+  entries: {
+    chainId: setting({ name: "chain-id", type: tomlString, default: "", doc: "The network chain ID." }),
+    keyringBackend: setting({
+      name: "keyring-backend",
+      type: tomlString,
+      // Keys are encrypted unless a home says otherwise (`chaind testnet` homes use "test").
+      default: "file",
+      doc: "The keyring's backend: file (keys encrypted with a passphrase) or test (keys unencrypted, for testing only).",
+    }),
+    output: setting({
+      name: "output",
+      type: tomlString,
+      default: "text",
+      doc: "CLI output format (text|json).",
+    }),
+    node: setting({
+      name: "node",
+      type: tomlString,
+      default: "tcp://localhost:26657",
+      doc: "<host>:<port> of the node's CometBFT-compatible RPC.",
+    }),
+    broadcastMode: setting({
+      name: "broadcast-mode",
+      type: tomlString,
+      default: "sync",
+      doc: "Transaction broadcasting mode (sync|async).",
+    }),
+  },
+});
 
-/** Keys are encrypted unless a home says otherwise (`chaind testnet` homes use "test"). */
+export type ClientConfig = ConfigOf<typeof CLIENT_TOML.entries>;
+
 export function defaultClientConfig(chainId: string): ClientConfig {
-  return {
-    chainId,
-    keyringBackend: "file",
-    output: "text",
-    node: "tcp://localhost:26657",
-    broadcastMode: "sync",
-  };
+  return { ...tableDefaults(CLIENT_TOML), chainId };
 }
 
 /** A missing client.toml is not an error: commands then use the defaults. */
 export function readClientConfig(path: string): ClientConfig {
-  const d = defaultClientConfig("");
-  if (!existsSync(path)) return d;
-  const r = new TomlReader(readTomlFile(path), path);
-  return {
-    chainId: r.string("chain-id", d.chainId),
-    keyringBackend: r.string("keyring-backend", d.keyringBackend),
-    output: r.string("output", d.output),
-    node: r.string("node", d.node),
-    broadcastMode: r.string("broadcast-mode", d.broadcastMode),
-  };
+  if (!existsSync(path)) return tableDefaults(CLIENT_TOML);
+  return readTomlConfig(CLIENT_TOML, path);
 }
 
 export function renderClientToml(c: ClientConfig): string {
-  return `# chaind client configuration (client.toml)
-
-# The network chain ID
-chain-id = ${JSON.stringify(c.chainId)}
-# The keyring's backend: file (keys encrypted with a passphrase) or test (keys unencrypted, for testing only)
-keyring-backend = ${JSON.stringify(c.keyringBackend)}
-# CLI output format (text|json)
-output = ${JSON.stringify(c.output)}
-# <host>:<port> of the node's CometBFT-compatible RPC
-node = ${JSON.stringify(c.node)}
-# Transaction broadcasting mode (sync|async)
-broadcast-mode = ${JSON.stringify(c.broadcastMode)}
-`;
+  return renderToml(CLIENT_TOML, c, ["chaind client configuration (client.toml)"]);
 }

@@ -1,65 +1,50 @@
 import { readFileSync } from "node:fs";
+import {
+  ConfigError,
+  type ConfigOf,
+  type ConfigProblem,
+  type ConfigTable,
+  type Entries,
+  parseTable,
+  tomlLookup,
+} from "@chaind/core/config-table";
 import { parse } from "smol-toml";
 
 export type TomlTable = Record<string, unknown>;
 
-/** Reads a TOML file; a syntax error names the file and the position smol-toml reports. */
-export function readTomlFile(path: string): TomlTable {
+/** A TOML file's document, or the one problem that keeps it from being read (named by file and position). */
+function readTomlFile(path: string): { doc: TomlTable } | { problem: ConfigProblem } {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    return { problem: { source: null, key: "", message: `cannot read ${path}: ${why}` } };
   }
   try {
-    return parse(text) as TomlTable;
+    return { doc: parse(text) as TomlTable };
   } catch (e) {
-    throw new Error(`invalid TOML in ${path}: ${(e as Error).message.split("\n")[0]}`);
+    const why = (e as Error).message.split("\n")[0];
+    return { problem: { source: null, key: "", message: `invalid TOML in ${path}: ${why}` } };
   }
 }
 
-/** Typed access to a parsed TOML table whose errors name the file and the dotted key. */
-export class TomlReader {
-  constructor(
-    private readonly table: TomlTable,
-    private readonly file: string,
-  ) {}
+/**
+ * A config file read through its table: the settings, or every problem of the file (unreadable, bad TOML, each
+ * bad value), each naming the file and the key. Keys the table does not know are left alone, as Cosmos does.
+ */
+export function parseTomlConfig<E extends Entries>(
+  table: ConfigTable<E>,
+  path: string,
+): { config: ConfigOf<E>; problems: [] } | { config: null; problems: ConfigProblem[] } {
+  const file = readTomlFile(path);
+  if ("problem" in file) return { config: null, problems: [file.problem] };
+  return parseTable(table, tomlLookup(file.doc, path));
+}
 
-  private raw(key: string): unknown {
-    let cur: unknown = this.table;
-    for (const part of key.split(".")) {
-      if (cur === null || typeof cur !== "object") return undefined;
-      cur = (cur as TomlTable)[part];
-    }
-    return cur;
-  }
-
-  private fail(key: string, want: string, got: unknown): never {
-    throw new Error(`${this.file}: ${key} must be ${want}, got ${JSON.stringify(got)}`);
-  }
-
-  string(key: string, def: string): string {
-    const v = this.raw(key);
-    if (v === undefined) return def;
-    if (typeof v !== "string") this.fail(key, "a string", v);
-    return v;
-  }
-
-  bool(key: string, def: boolean): boolean {
-    const v = this.raw(key);
-    if (v === undefined) return def;
-    if (typeof v !== "boolean") this.fail(key, "true or false", v);
-    return v;
-  }
-
-  /** Integers may be written as numbers or, as Cosmos templates do for some keys, as strings. */
-  int(key: string, def: number, min = 0): number {
-    const v = this.raw(key);
-    if (v === undefined) return def;
-    const n =
-      typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : typeof v === "bigint" ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min)
-      this.fail(key, `an integer >= ${min}`, v);
-    return n;
-  }
+/** {@link parseTomlConfig}, throwing a ConfigError with every problem. */
+export function readTomlConfig<E extends Entries>(table: ConfigTable<E>, path: string): ConfigOf<E> {
+  const r = parseTomlConfig(table, path);
+  if (r.config === null) throw new ConfigError(r.problems);
+  return r.config;
 }

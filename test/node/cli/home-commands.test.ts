@@ -109,15 +109,26 @@ describe("home commands", () => {
     const r = await chaind(["start", "--home", join(dir, "nope")]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/cannot start node: cannot read .*app.toml: ENOENT/);
+    expect(r.stderr).toMatch(/cannot start node: cannot read \S*nope\/config: ENOENT/);
   });
 
-  it("bad app.toml values name the key", async () => {
+  it("bad app.toml and config.toml values are named together, each with its file, key and expected form", async () => {
     await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home]);
-    const path = join(home, "config/app.toml");
-    writeFileSync(path, readFileSync(path, "utf8").replace('pruning = "default"', 'pruning = "sometimes"'));
+    const app = join(home, "config/app.toml");
+    writeFileSync(
+      app,
+      readFileSync(app, "utf8")
+        .replace('pruning = "default"', 'pruning = "sometimes"')
+        .replace("halt-height = 0", 'halt-height = "soon"'),
+    );
+    const node = join(home, "config/config.toml");
+    writeFileSync(node, readFileSync(node, "utf8").replace('timeout_commit = "5s"', 'timeout_commit = "5"'));
     const r = await chaind(["start", "--home", home]);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/unknown pruning strategy "sometimes"/);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `Error: cannot start node: ${app}: pruning: expected one of default, nothing, everything, custom, got "sometimes"`,
+      `${app}: halt-height: expected a whole number ≥ 0, got "soon"`,
+      `${node}: consensus.timeout_commit: expected a Go duration such as 300ms, 5s or 1m30s, got "5"`,
+    ]);
   });
 });

@@ -81,7 +81,7 @@ describe("JSON-RPC batch and answer limits", () => {
       expect(readNodeConfig(file).rpc).toMatchObject({ maxRequestBatchSize: 3, maxResponseBytes: 5000 });
       writeFileSync(file, text.replace("max_request_batch_size = 3", "max_request_batch_size = -1"));
       expect(() => readNodeConfig(file)).toThrow(
-        /rpc\.max_request_batch_size must be an integer >= 0, got -1/,
+        `${file}: rpc.max_request_batch_size: expected a whole number ≥ 0, got -1`,
       );
     } finally {
       home.cleanup();
