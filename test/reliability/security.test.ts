@@ -415,18 +415,17 @@ describe("slow and greedy clients", () => {
     home?.cleanup();
   });
 
-  /** Sends `text` one byte every `everyMs` until the server closes; answers what it said and when. */
+  /** Sends `text` one byte every `everyMs` until the server closes; answers what it said and how much was sent. */
   const trickle = async (address: string, text: string, everyMs: number) => {
     const s = await connect(address);
     const closed = untilClosed(s);
-    const started = Date.now();
     let i = 0;
     const timer = setInterval(() => {
       if (i < text.length && !s.destroyed) s.write(text[i++]);
     }, everyMs);
     const answer = await closed;
     clearInterval(timer);
-    return { answer, ms: Date.now() - started, sent: i };
+    return { answer, sent: i };
   };
 
   for (const which of ["REST", "RPC"] as const) {
@@ -434,10 +433,10 @@ describe("slow and greedy clients", () => {
 
     it(`${which}: times out a client sending its headers a byte at a time`, async () => {
       const headers = `GET /health HTTP/1.1\r\nHost: x\r\n${"X-Pad: ".padEnd(400, "p")}\r\n\r\n`;
-      const { answer, ms, sent } = await trickle(address(), headers, 20);
+      const { answer, sent } = await trickle(address(), headers, 20);
+      // Cut off before the last byte: at this pace the headers would take 8 s, the read timeout is 600 ms.
       expect(sent).toBeLessThan(headers.length);
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
-      expect(ms).toBeLessThan(3000);
     });
 
     it(`${which}: times out a client sending its body a byte at a time`, async () => {
@@ -445,14 +444,13 @@ describe("slow and greedy clients", () => {
       const s = await connect(address());
       const closed = untilClosed(s);
       s.write(head);
-      const started = Date.now();
+      // The body never ends: only the server's read timeout ends this (else the test's own timeout fails it).
       const timer = setInterval(() => {
         if (!s.destroyed) s.write(" ");
       }, 20);
       const answer = await closed;
       clearInterval(timer);
       expect(answer === "" || /^HTTP\/1\.1 408/.test(answer), answer).toBe(true);
-      expect(Date.now() - started).toBeLessThan(3000);
     });
 
     it(`${which}: shrugs off clients that hang up halfway through their body`, async () => {
@@ -495,10 +493,9 @@ describe("slow and greedy clients", () => {
 
     it(`${which}: closes a connection that never sends a byte`, async () => {
       const s = await connect(address());
-      const started = Date.now();
+      // Node's own header deadline is 60 s, the test's timeout: closing before it is the read timeout at work.
       const answer = await untilClosed(s);
       expect(answer === "" || /^HTTP\/1\.1 408/.test(answer), answer).toBe(true);
-      expect(Date.now() - started).toBeLessThan(3000);
     });
 
     if (which === "RPC")
@@ -506,20 +503,23 @@ describe("slow and greedy clients", () => {
         const s = await connect(address());
         s.pause();
         s.on("error", () => {});
+        // Listened for from the start: a reset arrives as an error and a close even while the socket is paused.
+        const closed = new Promise<void>((r) => s.once("close", () => r()));
         // Pipelined requests whose answers fill the socket buffers, since the client reads none of them.
         const requests = 20_000;
         s.write("GET /genesis HTTP/1.1\r\nHost: x\r\n\r\n".repeat(requests));
-        await new Promise((r) => setTimeout(r, 2500));
+        // Paused until the server gives up (its reset reaches even a paused socket), or long enough for its answers
+        // to fill every buffer between the two however slowly this machine serves them.
+        await Promise.race([closed, new Promise((r) => setTimeout(r, 20_000))]);
         // A paused socket does not see the close: read now. A server that gave up sent only part of the answers.
         let received = "";
         s.setEncoding("latin1");
         s.on("data", (d: string) => {
           received += d;
         });
-        const started = Date.now();
         s.resume();
-        await new Promise<void>((r) => s.on("close", () => r()));
-        expect(Date.now() - started).toBeLessThan(4000);
+        // A server that never gave up would hold the connection until the test's own timeout.
+        await closed;
         const answered = received.split("HTTP/1.1 200").length - 1;
         expect(answered).toBeGreaterThan(0);
         expect(answered).toBeLessThan(requests);

@@ -64,12 +64,19 @@ export class BlockStore {
     return v === undefined ? undefined : new Uint8Array(v);
   }
 
+  /** Heights no block can have (past 2^53, below 1) are simply absent; a key for them cannot be encoded. */
+  private static storable(height: number): boolean {
+    return Number.isSafeInteger(height) && height >= 1;
+  }
+
   async block(height: number): Promise<Block | undefined> {
+    if (!BlockStore.storable(height)) return undefined;
     const v = await this.raw(blocks.encode(height));
     return v && fromBinary(BlockSchema, v);
   }
 
   async meta(height: number): Promise<BlockMeta | undefined> {
+    if (!BlockStore.storable(height)) return undefined;
     const v = await this.raw(blockMetas.encode(height));
     return v && fromBinary(BlockMetaSchema, v);
   }
@@ -80,6 +87,7 @@ export class BlockStore {
   }
 
   async results(height: number): Promise<BlockResults | undefined> {
+    if (!BlockStore.storable(height)) return undefined;
     const v = await this.raw(results.encode(height));
     return v && decodeBlockResults(v);
   }

@@ -3,7 +3,10 @@ import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { silentLogger } from "@chaind/core/logger";
 import { QueryAccountRequestSchema } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
-import { GetNodeInfoResponseSchema } from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
+import {
+  GetBlockByHeightRequestSchema,
+  GetNodeInfoResponseSchema,
+} from "@chaind/proto/sdk/base/tendermint/v1beta1/query_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
@@ -148,6 +151,22 @@ describe("CometBFT-compatible JSON-RPC", () => {
     expect(notFound.status).toBe(404);
     // Still serving afterwards.
     expect((await rpc("health")).result).toEqual({});
+  });
+
+  it("a block past the chain, up to int64's maximum, is refused with a coded error, not a store fault", async () => {
+    for (const height of [10_000n, 2n ** 53n, 2n ** 63n - 1n]) {
+      const data = Buffer.from(
+        toBinary(GetBlockByHeightRequestSchema, create(GetBlockByHeightRequestSchema, { height })),
+      ).toString("hex");
+      const { result } = await rpc("abci_query", {
+        path: "/cosmos.base.tendermint.v1beta1.Service/GetBlockByHeight",
+        data,
+      });
+      expect(result.response.code, String(height)).not.toBe(0);
+      expect(result.response.log, String(height)).toMatch(
+        /requested block height \d+ is bigger then the chain length/,
+      );
+    }
   });
 
   it("abci_query answers at heights, and a missing account with code NotFound as CosmJS expects", async () => {
