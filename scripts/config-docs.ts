@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { withGeneratedRegions } from "@chaind/core/config-table";
 import { nodeConfigDocRegions } from "chaind/config/config-docs";
 import { visorSettingsDoc } from "visor/visor-config";
+import { repoRoot } from "./repo-root.js";
 
-const root = join(import.meta.dirname, "..", "..");
+const root = repoRoot();
 const docs: [string, Record<string, string>][] = [
   ["docs/CONFIG.md", nodeConfigDocRegions()],
   ["docs/OPERATIONS.md", { "visor settings": visorSettingsDoc() }],

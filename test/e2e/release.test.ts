@@ -9,15 +9,16 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { goPlatform } from "@chaind/core/go-platform";
 import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: plain JS build script without type declarations
-import { buildRelease, goPlatform } from "../../scripts/release.js";
+import { buildRelease } from "../../scripts/release.js";
 
 describe("npm run release", () => {
   let out: string;
@@ -82,5 +83,21 @@ describe("npm run release", () => {
     const done = await start;
     expect(done.exitCode, done.all).toBe(0);
     expect(done.all).toMatch(/committed block .*height=3/);
+  });
+});
+
+describe("npm run release bundles sources", () => {
+  it("refuses code compiled into a workspace's dist/, which may be stale", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "release-dist-"));
+    try {
+      const compiled = join(import.meta.dirname, "../../node/dist/server/rest/rest-routes-doc.js");
+      const app = join(dir, "main.ts");
+      writeFileSync(app, `import * as m from ${JSON.stringify(compiled)};\nconsole.log(Object.keys(m));\n`);
+      await expect(buildRelease({ app, version: "1.0.0", out: join(dir, "out") })).rejects.toThrow(
+        /^the bundle would take compiled code instead of sources: node\/dist\/server\/rest\/[\w-]+\.js$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -12,9 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { goPlatform } from "@chaind/core/go-platform";
 import { x as extractTar } from "tar";
-// @ts-expect-error: plain JS build script without type declarations
-import { buildRelease, goPlatform } from "../../scripts/release.js";
+import { buildRelease } from "../../scripts/release.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -39,8 +39,8 @@ function sourceKey(): string {
       else h.update(`${p}:${st.size}:${st.mtimeMs}\n`);
     }
   };
-  for (const d of ["node/src", "fixtures/testchain"]) walk(join(ROOT, d));
-  for (const f of ["scripts/release.js", "package-lock.json"])
+  for (const d of ["core/src", "proto/gen", "node/src", "fixtures/testchain"]) walk(join(ROOT, d));
+  for (const f of ["scripts/release.ts", "package-lock.json"])
     h.update(`${f}:${statSync(join(ROOT, f)).mtimeMs}\n`);
   return h.digest("hex").slice(0, 16);
 }

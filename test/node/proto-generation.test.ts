@@ -25,7 +25,7 @@ describe("proto generation", () => {
   it("proto/gen is what proto/ generates", () => {
     const out = mkdtempSync(join(tmpdir(), "proto-gen-test-"));
     try {
-      execFileSync(process.execPath, [join(root, "scripts/generate-proto.js"), out], {
+      execFileSync(process.execPath, [join(root, "dist/scripts/generate-proto.js"), out], {
         cwd: root,
         stdio: "pipe",
       });

@@ -18,7 +18,6 @@ import { goPlatform } from "@chaind/core/go-platform";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-// @ts-expect-error: plain JS build script without type declarations
 import { buildRelease } from "../../scripts/release.js";
 import {
   SIGNATURE_FORMAT,

@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
         y
           .option("output", { alias: "o", choices: ["text", "json"], default: "text" })
           .option("cosmovisor-only", { type: "boolean", default: false }),
-      (a) => versionCommand(cfg(), { json: a.output === "json", visorOnly: a["cosmovisor-only"] }),
+      (a) => versionCommand(cfg, { json: a.output === "json", visorOnly: a["cosmovisor-only"] }),
     )
     .command(
       "config",

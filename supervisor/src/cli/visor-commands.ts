@@ -56,15 +56,21 @@ export function initCommand(config: VisorConfig, path: string): void {
   out(`current -> ${layout.currentDir()}`);
 }
 
+/**
+ * Like cosmovisor, visor's own version needs no configured home: `--cosmovisor-only` prints it alone, and the
+ * text form prints it before the settings are read and the daemon asked.
+ */
 export async function versionCommand(
-  config: VisorConfig,
+  loadConfig: () => VisorConfig,
   opts: { json: boolean; visorOnly: boolean },
 ): Promise<void> {
   const visor = packageVersion(import.meta.url);
+  if (!opts.json) out(`visor version: ${visor}`);
   if (opts.visorOnly) {
-    out(opts.json ? JSON.stringify({ cosmovisor_version: visor }) : `visor version: ${visor}`);
+    if (opts.json) out(JSON.stringify({ cosmovisor_version: visor }));
     return;
   }
+  const config = loadConfig();
   const r = await execa(new VisorLayout(config).currentBinary(), ["version", "--long", "--output", "json"], {
     reject: false,
   });
@@ -78,7 +84,7 @@ export async function versionCommand(
       // Not every daemon prints JSON; its text is passed on as is.
     }
     out(JSON.stringify({ cosmovisor_version: visor, app_version: app }));
-  } else out(`visor version: ${visor}\n${r.stdout.trim()}`);
+  } else out(r.stdout.trim());
 }
 
 export function configCommand(config: VisorConfig): void {

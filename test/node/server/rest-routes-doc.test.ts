@@ -38,7 +38,7 @@ describe("docs/REST-ROUTES.md", () => {
     home?.cleanup();
   });
 
-  it("is what the descriptors give (run `node scripts/rest-routes.js` when this fails)", async () => {
+  it("is what the descriptors give (run `npm run docs:routes` when this fails)", async () => {
     expect(readFileSync(DOC, "utf8")).toBe(renderRestRoutesDoc(await generatedServices()));
   });
 
@@ -53,8 +53,8 @@ describe("docs/REST-ROUTES.md", () => {
     }
   });
 
-  it("is checked by the script against the compiled descriptors", async () => {
-    const r = await execa("node", [join(ROOT, "scripts/rest-routes.js"), "--check"], { reject: false });
+  it("is checked by the compiled script against the compiled descriptors (npm run docs:routes)", async () => {
+    const r = await execa("node", [join(ROOT, "dist/scripts/rest-routes.js"), "--check"], { reject: false });
     expect(r.stderr).toBe("");
     expect(r.exitCode).toBe(0);
   });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates the TypeScript code for proto/ with `buf generate` (template proto/buf.gen.yaml, plugin
-// protoc-gen-es). Usage: node scripts/generate-proto.js [out-dir]   (default proto/gen)
+// protoc-gen-es). Usage: npm run proto [-- out-dir]   (default proto/gen)
 //
 // The output folder is replaced as a whole, so files of removed protos vanish. Generation goes to a
 // temporary folder first: a failed run leaves the previous output untouched.
@@ -8,14 +8,15 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { repoRoot } from "./repo-root.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const root = repoRoot();
 // Must match `out` in proto/buf.gen.yaml.
 const templateOut = join("proto", "gen");
 
-export function generateProto(outDir = join(root, templateOut)) {
+export function generateProto(outDir: string = join(root, templateOut)): string {
   const buf = join(root, "node_modules", ".bin", process.platform === "win32" ? "buf.cmd" : "buf");
   if (!existsSync(buf)) throw new Error(`buf not found at ${buf}: run npm install`);
 

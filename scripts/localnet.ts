@@ -6,11 +6,8 @@
 // `up` runs until Ctrl-C; the other commands talk to a testnet that `up` runs in another terminal.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { LocalTestnet } = await import(join(root, "dist", "harness", "src", "local-testnet.js"));
+import { CHAIND_CLI, LocalTestnet } from "@chaind/harness/local-testnet";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -26,11 +23,12 @@ const { positionals, values } = parseArgs({
 });
 const dir = resolve(values.dir);
 
-function devLauncher() {
+/** The chaind of this checkout, as the genesis binary visor installs. */
+function devLauncher(): string {
   const path = join(dir, "bin", "chaind");
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `#!/bin/sh\nexec "${process.execPath}" "${join(root, "bin", "chaind.js")}" "$@"\n`);
+    writeFileSync(path, `#!/bin/sh\nexec "${process.execPath}" "${CHAIND_CLI}" "$@"\n`);
     chmodSync(path, 0o755);
   }
   return path;
@@ -41,7 +39,7 @@ const net = await LocalTestnet.create({
   genesisBinary: values.binary ? resolve(values.binary) : devLauncher(),
   blockTime: values["block-time"],
   votingPeriod: values["voting-period"],
-  echo: positionals[0] === "up" ? (line) => process.stdout.write(`${line}\n`) : undefined,
+  echo: positionals[0] === "up" ? (line: string) => process.stdout.write(`${line}\n`) : undefined,
 });
 
 try {

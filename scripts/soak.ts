@@ -5,11 +5,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
+import { repoRoot } from "./repo-root.js";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = repoRoot();
 const { values } = parseArgs({
   options: {
     "node-kills": { type: "string", default: "200" },
@@ -19,7 +19,7 @@ const { values } = parseArgs({
     "no-doc": { type: "boolean", default: false },
   },
 });
-for (const k of ["node-kills", "load-seconds", "fuzz-runs", "seed"])
+for (const k of ["node-kills", "load-seconds", "fuzz-runs", "seed"] as const)
   if (!/^[1-9]\d*$/.test(values[k])) {
     console.error(`--${k} must be a positive integer, got "${values[k]}"`);
     process.exit(2);
@@ -44,7 +44,7 @@ const SUITES = ["test/reliability", "test/node/reliability", "test/supervisor/vi
 const work = mkdtempSync(join(tmpdir(), "soak-"));
 const report = join(work, "figures.jsonl");
 const results = join(work, "vitest.json");
-const env = { ...process.env, SOAK: "1", SOAK_REPORT: report };
+const env: NodeJS.ProcessEnv = { ...process.env, SOAK: "1", SOAK_REPORT: report };
 for (const [k, v] of Object.entries(sizes)) env[`SOAK_${k.toUpperCase()}`] = v;
 
 console.log(
@@ -73,12 +73,24 @@ if (!existsSync(results)) {
   console.error("soak: vitest wrote no results");
   process.exit(1);
 }
-const vitest = JSON.parse(readFileSync(results, "utf8"));
+/** The part of vitest's JSON report read here. */
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  testResults: {
+    name: string;
+    assertionResults: { title: string; status: string; failureMessages: string[] }[];
+  }[];
+}
+/** One line of SOAK_REPORT: a suite's name and the figures it measured. */
+type Figure = { suite: string } & Record<string, unknown>;
+
+const vitest = JSON.parse(readFileSync(results, "utf8")) as VitestReport;
 const figures = existsSync(report)
   ? readFileSync(report, "utf8")
       .split("\n")
       .filter(Boolean)
-      .map((l) => JSON.parse(l))
+      .map((l) => JSON.parse(l) as Figure)
   : [];
 rmSync(work, { recursive: true, force: true });
 

@@ -3,20 +3,24 @@
 // and verified, told as a timeline. Everything lives in a temporary folder, removed at the end.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { LocalTestnet } from "@chaind/harness/local-testnet";
+import { ReleaseServer } from "@chaind/harness/release-server";
 import { x as extractTar } from "tar";
 import { buildRelease } from "./release.js";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { LocalTestnet } = await import(join(root, "dist", "harness", "src", "local-testnet.js"));
-const { ReleaseServer } = await import(join(root, "dist", "harness", "src", "release-server.js"));
+interface ModuleVersions {
+  module_versions: { name: string; version: string }[];
+}
+const listVersions = (body: ModuleVersions) =>
+  body.module_versions.map((m) => `${m.name}=${m.version}`).join(" ");
 
 const started = Date.now();
-const say = (what) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${what}`);
+const say = (what: string) =>
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${what}`);
 const dir = mkdtempSync(join(tmpdir(), "chaind-demo-"));
 const server = await ReleaseServer.start({ dir: join(dir, "releases") });
-let net;
+let net: LocalTestnet | undefined;
 try {
   say("building release archives of fixtures/testchain v1 and v2 (npm run release)");
   const v1 = await buildRelease({
@@ -42,7 +46,7 @@ try {
     blockTime: "250ms",
     votingPeriod: "5s",
     visorEnv: { DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true", VISOR_PREFETCH: "false" },
-    echo: (line) => {
+    echo: (line: string) => {
       if (important.test(line)) say(`  | ${line.replace(/^\S+ (INF|WRN|ERR|WAR) /, "")}`);
     },
   });
@@ -63,12 +67,12 @@ try {
   say(`first blocks of v2 committed (height ${await net.height()})`);
   const applied = await net.rest("/sdk/upgrade/v1beta1/applied_plan/v2");
   say(`applied_plan/v2: ${JSON.stringify(applied.body)}`);
-  const versions = await net.rest("/sdk/upgrade/v1beta1/module_versions");
-  say(`module_versions: ${versions.body.module_versions.map((m) => `${m.name}=${m.version}`).join(" ")}`);
-  const before = await net.rest("/sdk/upgrade/v1beta1/module_versions", { height: height - 1 });
-  say(
-    `module_versions at height ${height - 1} (x-sdk-block-height): ${before.body.module_versions.map((m) => `${m.name}=${m.version}`).join(" ")}`,
-  );
+  const versions = await net.rest<ModuleVersions>("/sdk/upgrade/v1beta1/module_versions");
+  say(`module_versions: ${listVersions(versions.body)}`);
+  const before = await net.rest<ModuleVersions>("/sdk/upgrade/v1beta1/module_versions", {
+    height: height - 1,
+  });
+  say(`module_versions at height ${height - 1} (x-sdk-block-height): ${listVersions(before.body)}`);
   say("done: an unattended upgrade, binary downloaded and verified, no operator step");
 } catch (e) {
   say(`demo failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -3,17 +3,16 @@
 // the same chain; Ctrl-C stops visor and the node cleanly.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { CHAIND_CLI, LocalTestnet } from "@chaind/harness/local-testnet";
+import { repoRoot } from "./repo-root.js";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dir = join(root, ".localnet");
-const { LocalTestnet } = await import(join(root, "dist", "harness", "src", "local-testnet.js"));
+const dir = join(repoRoot(), ".localnet");
 
 // visor installs this launcher as the genesis binary: the chaind of this checkout.
 const launcher = join(dir, "bin", "chaind");
 if (!existsSync(launcher)) {
   mkdirSync(dirname(launcher), { recursive: true });
-  writeFileSync(launcher, `#!/bin/sh\nexec "${process.execPath}" "${join(root, "bin", "chaind.js")}" "$@"\n`);
+  writeFileSync(launcher, `#!/bin/sh\nexec "${process.execPath}" "${CHAIND_CLI}" "$@"\n`);
   chmodSync(launcher, 0o755);
 }
 const fresh = !existsSync(join(dir, "node", "config", "genesis.json"));
@@ -24,7 +23,7 @@ const net = await LocalTestnet.create({
   blockTime: "1s",
   votingPeriod: "20s",
   freePorts: false,
-  echo: (line) => process.stdout.write(`${line}\n`),
+  echo: (line: string) => process.stdout.write(`${line}\n`),
 });
 console.log(fresh ? `Created a local chain in ${net.home}` : `Continuing the local chain in ${net.home}`);
 let stopping = false;
@@ -44,7 +43,7 @@ try {
   await net.stop();
   process.exit(1);
 }
-const at = (name) => net.listeners.get(name) ?? "(off)";
+const at = (name: string) => net.listeners.get(name) ?? "(off)";
 console.log(
   [
     "",

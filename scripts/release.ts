@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+// Builds self-contained releases:
+//   npm run release -- --app <dir with main.ts | entry file> --version <v> [--out <dir>] [--name chaind]
+//     [--base-url <url the archive will be served from>] [--sign-key <ed25519 private key file> --plan <name>]
+//   npm run release -- --visor [--out <dir>]
+// A chain binary: <out>/chaind-<v>-<os>-<arch>.tar.gz, <out>/SHA256SUMS and <out>/plan-info-<v>.json; with
+// --sign-key, also <archive>.sig: the signature visor checks under VISOR_TRUSTED_KEYS, for that plan name and
+// this platform (format: docs/OPERATIONS.md, "Signed artifacts"). Without --base-url the plan info names a
+// file: URL, which visor fetches only with VISOR_ALLOW_FILE_URLS=true.
+// visor itself (--visor): <out>/visor-<version>-<os>-<arch>.tar.gz and <out>/SHA256SUMS, the version being
+// supervisor/package.json's.
+//
+// bin/<name> is one file holding everything but Node itself: an esbuild bundle of the program and its
+// dependencies, made from the workspaces' TypeScript sources (never their dist/, which may be stale), with
+// LevelDB's native binding embedded (written to a cache file and loaded on first use), so a supervisor may
+// copy the file alone (cosmovisor's `init`, single-file downloads). Beside a chain binary, bin/swagger-ui/
+// holds the Swagger UI assets the REST server serves when api.swagger is on.
+
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { goPlatform } from "@chaind/core/go-platform";
+import { validatePlanInfo } from "@chaind/core/plan-info";
+import { build, type Plugin } from "esbuild";
+import { create as createTar } from "tar";
+import { signatureMessage } from "visor/artifact-signature";
+import { repoRoot } from "./repo-root.js";
+
+const root = repoRoot();
+const require = createRequire(import.meta.url);
+
+/** The folder of a package as `from` (a package folder, default the scripts') resolves it. */
+const packageDir = (name: string, from?: string) =>
+  dirname((from ? createRequire(join(from, "package.json")) : require).resolve(`${name}/package.json`));
+
+// The bundle is CommonJS (an extensionless file outside any package runs as CommonJS); code that reads
+// import.meta.url gets the bundle's own URL.
+const CJS_BANNER = [
+  "#!/usr/bin/env node",
+  'const __releaseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+].join("\n");
+
+/**
+ * classic-level's binding loader, replaced by one that loads the embedded binary from a content-named file in
+ * a cache folder of this user's that no one else may write to (under /tmp another user could otherwise plant
+ * a library for this program to load); a file whose digest is not the embedded one is written again.
+ */
+function embeddedBindingPlugin(nodeFile: string, name: string): Plugin {
+  const bytes = readFileSync(nodeFile);
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  return {
+    name: "embedded-leveldb-binding",
+    setup(b) {
+      b.onLoad({ filter: /classic-level[\\/]binding\.js$/ }, () => ({
+        loader: "js",
+        contents: `
+const { createHash } = require("node:crypto");
+const { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { tmpdir } = require("node:os");
+const uid = typeof process.getuid === "function" ? process.getuid() : null;
+const dir = process.env.XDG_CACHE_HOME
+  ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
+  : join(tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
+mkdirSync(dir, { recursive: true, mode: 0o700 });
+const st = lstatSync(dir);
+if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
+  process.stderr.write("Error: " + dir + " holds the LevelDB library this program loads: it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)\\n");
+  process.exit(1);
+}
+const file = join(dir, "classic-level-${digest.slice(0, 16)}.node");
+const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
+if (!existsSync(file) || digestOf(file) !== "${digest}") {
+  const tmp = file + "." + process.pid;
+  writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
+  renameSync(tmp, file);
+}
+const m = { exports: {} };
+process.dlopen(m, file);
+module.exports = m.exports;
+`,
+      }));
+    },
+  };
+}
+
+/** This platform's prebuilt LevelDB binding from classic-level (glibc or musl on Linux). */
+function nativeBinding(): string {
+  const prebuilds = join(packageDir("classic-level"), "prebuilds");
+  const dirs = [`${process.platform}-${process.arch}`, `${process.platform}-x64+arm64`];
+  const dir = dirs.map((d) => join(prebuilds, d)).find((d) => existsSync(d));
+  if (!dir) throw new Error(`classic-level has no prebuilt binding for ${dirs[0]}`);
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  const musl = process.platform === "linux" && !report?.header?.glibcVersionRuntime;
+  const files = readdirSync(dir).filter((f) => f.endsWith(".node"));
+  const pick = files.find((f) => (musl ? f.includes("musl") : !f.includes("musl"))) ?? files[0];
+  return join(dir, pick);
+}
+
+function entryOf(app: string): string {
+  const p = resolve(root, app);
+  if (existsSync(p) && statSync(p).isDirectory()) {
+    const main = join(p, "main.ts");
+    if (!existsSync(main)) throw new Error(`${app} has no main.ts`);
+    return main;
+  }
+  if (!existsSync(p)) throw new Error(`no such app entry: ${app}`);
+  return p;
+}
+
+function sha256File(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+/** DER of a PKCS#8 ed25519 private key, up to its 32-byte seed. */
+const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/**
+ * An ed25519 private key from a file: PEM (PKCS#8, as `openssl genpkey -algorithm ed25519` writes it), or the
+ * 32-byte seed in hex or base64.
+ */
+function signingKey(file: string): KeyObject {
+  const text = readFileSync(file, "utf8").trim();
+  let key: KeyObject;
+  if (text.startsWith("-----BEGIN")) key = createPrivateKey(text);
+  else {
+    const seed = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+    if (seed.length !== 32) throw new Error(`${file}: not an ed25519 private key (PEM, or a 32-byte seed)`);
+    key = createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+      format: "der",
+      type: "pkcs8",
+    });
+  }
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new Error(`${file}: an ${key.asymmetricKeyType} key, not ed25519`);
+  return key;
+}
+
+interface ReleaseSigner {
+  /** What visor's VISOR_TRUSTED_KEYS takes: the raw public key, hex. */
+  publicKey: string;
+  /** Writes `<archive>.sig` and answers its path. */
+  sign(archive: string, sha256: string): string;
+}
+
+/**
+ * Signs archives for one plan on this platform: `sign` writes `<archive>.sig`, base64 of the ed25519 signature
+ * over visor's signed message (plan, platform, digest). Made before the build, so a bad key fails at once.
+ */
+function releaseSigner(signKey: string, plan: string | undefined): ReleaseSigner {
+  if (!plan) throw new Error("--sign-key needs --plan <the upgrade's plan name>");
+  const key = signingKey(signKey);
+  const spki = createPublicKey(key).export({ format: "der", type: "spki" });
+  return {
+    publicKey: spki.subarray(-32).toString("hex"),
+    sign(archive, sha256) {
+      const message = signatureMessage({ plan, platform: goPlatform(), sha256 });
+      const path = `${archive}.sig`;
+      writeFileSync(path, `${sign(null, message, key).toString("base64")}\n`);
+      return path;
+    },
+  };
+}
+
+/** `bin/<name>`: the bundle of `entry` with the embedded LevelDB binding, reporting `version`. */
+/** The workspaces' build output folders, which a release must never take code from. */
+function workspaceDists(): string[] {
+  const { workspaces } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    workspaces: string[];
+  };
+  return workspaces.map((w) => join(root, w, "dist") + sep);
+}
+
+async function bundle(entry: string, executable: string, name: string, version: string): Promise<void> {
+  const { metafile } = await build({
+    entryPoints: [entry],
+    outfile: executable,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    // Workspaces resolve to their TypeScript sources; "module" is esbuild's default, kept for dependencies.
+    conditions: ["source", "module"],
+    banner: { js: CJS_BANNER },
+    define: {
+      "import.meta.url": "__releaseImportMetaUrl",
+      __RELEASE_VERSION__: JSON.stringify(version),
+    },
+    plugins: [embeddedBindingPlugin(nativeBinding(), name)],
+    logLevel: "error",
+    legalComments: "none",
+    metafile: true,
+  });
+  // An export without a `source` entry, or an app importing a dist/ path, would ship whatever was last built.
+  const dists = workspaceDists();
+  const stale = Object.keys(metafile.inputs)
+    .map((input) => resolve(input))
+    .filter((input) => dists.some((d) => input.startsWith(d)));
+  if (stale.length > 0)
+    throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
+  chmodSync(executable, 0o755);
+}
+
+/** `<name>-<version>-<os>-<arch>.tar.gz`, for this platform. */
+function archiveName(name: string, version: string): string {
+  const [os, arch] = goPlatform().split("/");
+  return `${name}-${version}-${os}-${arch}.tar.gz`;
+}
+
+/** Packs the stage's bin/ into `archive` and lists its sha256 in SHA256SUMS beside it (other lines kept). */
+async function packArchive(stage: string, archive: string): Promise<string> {
+  await createTar({ gzip: true, file: archive, cwd: stage, portable: true, noMtime: true }, ["bin"]);
+  const sha256 = sha256File(archive);
+  const name = basename(archive);
+  const sums = join(dirname(archive), "SHA256SUMS");
+  const others = existsSync(sums)
+    ? readFileSync(sums, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() && !l.endsWith(`  ${name}`))
+    : [];
+  writeFileSync(sums, `${[...others, `${sha256}  ${name}`].join("\n")}\n`);
+  return sha256;
+}
+
+/** Plan.info naming `archive` at `base` for this platform, checked as chaind's CLI and visor will read it. */
+function planInfoFor(base: string, archive: string, sha256: string): string {
+  const planInfo = JSON.stringify({
+    binaries: { [goPlatform()]: `${base}/${archive}?checksum=sha256:${sha256}` },
+  });
+  validatePlanInfo(planInfo, { requireChecksum: true });
+  return planInfo;
+}
+
+function checkVersion(version: string): void {
+  if (!/^[0-9A-Za-z][0-9A-Za-z.+_-]*$/.test(version))
+    throw new Error(`bad --version ${JSON.stringify(version)}`);
+}
+
+export interface ReleaseOptions {
+  /** A folder with main.ts, or an entry file, relative to the repository root. */
+  app: string;
+  version: string;
+  /** Where the archive, SHA256SUMS and plan info go (default releases/). */
+  out?: string;
+  /** The executable's name, bin/<name> (default chaind). */
+  name?: string;
+  /** The URL the archive will be served from; without it, the plan info names a file: URL. */
+  baseUrl?: string;
+  /** An ed25519 private key file: sign the archive for `plan` (see releaseSigner). */
+  signKey?: string;
+  plan?: string;
+}
+
+export interface Release {
+  archive: string;
+  sha256: string;
+  /** Plan.info JSON text: this platform's archive URL carrying its checksum. */
+  planInfo: string;
+  signature: { path: string; publicKey: string } | null;
+}
+
+/** Builds one release of a chain binary (see the head of this file). */
+export async function buildRelease(opts: ReleaseOptions): Promise<Release> {
+  const { version, name = "chaind" } = opts;
+  checkVersion(version);
+  const entry = entryOf(opts.app);
+  const signer = opts.signKey ? releaseSigner(opts.signKey, opts.plan) : null;
+  const outDir = resolve(opts.out ?? join(root, "releases"));
+  const base = opts.baseUrl ? opts.baseUrl.replace(/\/$/, "") : pathToFileURL(outDir).href;
+  const file = archiveName(name, version);
+  // The archive's URL, checked before the build as the plan info will be after it.
+  try {
+    parseChecksummedUrl(`${base}/${file}`, false);
+  } catch (e) {
+    throw new Error(`bad --base-url: ${(e as Error).message}`);
+  }
+  mkdirSync(outDir, { recursive: true });
+  const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
+  try {
+    const bin = join(stage, "bin");
+    await bundle(entry, join(bin, name), name, version);
+    cpSync(packageDir("swagger-ui-dist", packageDir("chaind")), join(bin, "swagger-ui"), {
+      recursive: true,
+      filter: (src) => !src.endsWith(".map"),
+    });
+    const archive = join(outDir, file);
+    const sha256 = await packArchive(stage, archive);
+    const planInfo = planInfoFor(base, file, sha256);
+    writeFileSync(join(outDir, `plan-info-${version}.json`), `${planInfo}\n`);
+    const signature = signer ? { path: signer.sign(archive, sha256), publicKey: signer.publicKey } : null;
+    return { archive, sha256, planInfo, signature };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+export interface VisorRelease {
+  archive: string;
+  sha256: string;
+  /** supervisor/package.json's version, which `visor version` prints. */
+  version: string;
+}
+
+/** visor as operators install it: bin/visor alone, versioned by its workspace's package.json. */
+export async function buildVisorRelease(opts: { out?: string } = {}): Promise<VisorRelease> {
+  const dir = packageDir("visor");
+  const { version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string };
+  checkVersion(version);
+  const outDir = resolve(opts.out ?? join(root, "releases"));
+  mkdirSync(outDir, { recursive: true });
+  const stage = mkdtempSync(join(tmpdir(), "visor-release-"));
+  try {
+    await bundle(join(dir, "src", "cli", "main.ts"), join(stage, "bin", "visor"), "visor", version);
+    const archive = join(outDir, archiveName("visor", version));
+    return { archive, sha256: await packArchive(stage, archive), version };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+const USAGE = [
+  "usage: npm run release -- --app <app dir> --version <v> [--out dir] [--name chaind] [--base-url url]",
+  "         [--sign-key file --plan name]",
+  "       npm run release -- --visor [--out dir]",
+].join("\n");
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      app: { type: "string" },
+      version: { type: "string" },
+      out: { type: "string" },
+      name: { type: "string" },
+      "base-url": { type: "string" },
+      "sign-key": { type: "string" },
+      plan: { type: "string" },
+      visor: { type: "boolean", default: false },
+    },
+  });
+  if (values.visor) {
+    const chainOnly = ["app", "version", "name", "base-url", "sign-key", "plan"] as const;
+    const given = chainOnly.filter((k) => values[k] !== undefined);
+    if (given.length > 0) {
+      console.error(
+        `--visor takes only --out (its version is supervisor/package.json's); drop --${given[0]}`,
+      );
+      process.exit(2);
+    }
+    const r = await buildVisorRelease({ out: values.out });
+    console.log(`${basename(r.archive)}  sha256:${r.sha256}`);
+    return;
+  }
+  if (!values.app || !values.version) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const r = await buildRelease({
+    app: values.app,
+    version: values.version,
+    out: values.out,
+    name: values.name,
+    baseUrl: values["base-url"],
+    signKey: values["sign-key"],
+    plan: values.plan,
+  });
+  console.log(`${basename(r.archive)}  sha256:${r.sha256}\nplan info: ${r.planInfo}`);
+  if (r.signature)
+    console.log(`signature: ${r.signature.path} (plan ${values.plan}, public key ${r.signature.publicKey})`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    await main();
+  } catch (e) {
+    console.error(`release failed: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  }
+}

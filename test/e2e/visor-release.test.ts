@@ -1,0 +1,141 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { goPlatform } from "@chaind/core/go-platform";
+import { execa } from "execa";
+import { x as extractTar } from "tar";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildVisorRelease, type VisorRelease } from "../../scripts/release.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, "supervisor", "package.json"), "utf8")) as { version: string }
+).version;
+const FAKE_DAEMON = join(ROOT, "fixtures", "daemons", "fake-daemon.cjs");
+const COMMANDS = [
+  "init",
+  "run",
+  "version",
+  "config",
+  "add-upgrade",
+  "add-batch-upgrade",
+  "prepare-upgrade",
+  "show-upgrade-info",
+  "status",
+];
+
+describe("npm run release -- --visor", () => {
+  let work: string;
+  let release: VisorRelease;
+  /** The unpacked archive: an empty folder but for what the archive holds. */
+  let unpacked: string;
+  /** A folder holding nothing but a link to the node executable: the whole PATH visor runs with. */
+  let nodeOnly: string;
+  let cache: string;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "visor-release-"));
+    release = await buildVisorRelease({ out: join(work, "releases") });
+    unpacked = join(work, "visor");
+    mkdirSync(unpacked);
+    await extractTar({ file: release.archive, cwd: unpacked });
+    nodeOnly = join(work, "node-only");
+    mkdirSync(nodeOnly);
+    symlinkSync(process.execPath, join(nodeOnly, "node"));
+    cache = join(work, "cache");
+  }, 180_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /** bin/visor run from the unpacked folder with PATH, the native-library cache and `env`, nothing else. */
+  const visor = (args: string[], env: Record<string, string> = {}) =>
+    execa(join(unpacked, "bin", "visor"), args, {
+      cwd: unpacked,
+      env: { PATH: nodeOnly, XDG_CACHE_HOME: cache, ...env },
+      extendEnv: false,
+      reject: false,
+    });
+
+  it("names the archive by supervisor/package.json's version and the platform, listed in SHA256SUMS", () => {
+    const [os, arch] = goPlatform().split("/");
+    expect(release.version).toBe(VERSION);
+    expect(basename(release.archive)).toBe(`visor-${VERSION}-${os}-${arch}.tar.gz`);
+    const digest = createHash("sha256").update(readFileSync(release.archive)).digest("hex");
+    expect(release.sha256).toBe(digest);
+    expect(readFileSync(join(work, "releases", "SHA256SUMS"), "utf8")).toBe(
+      `${digest}  visor-${VERSION}-${os}-${arch}.tar.gz\n`,
+    );
+  });
+
+  it("holds one executable file, bin/visor", () => {
+    expect(readdirSync(unpacked, { recursive: true }).map(String).sort()).toEqual([
+      "bin",
+      join("bin", "visor"),
+    ]);
+    expect(statSync(join(unpacked, "bin", "visor")).mode & 0o111).not.toBe(0);
+  });
+
+  it("runs with nothing but node on PATH: version and help", async () => {
+    const only = await visor(["version", "--cosmovisor-only"]);
+    expect(only.exitCode, only.stderr).toBe(0);
+    expect(only.stdout).toBe(`visor version: ${VERSION}`);
+    const json = await visor(["version", "--cosmovisor-only", "-o", "json"]);
+    expect(JSON.parse(json.stdout)).toEqual({ cosmovisor_version: VERSION });
+
+    // As cosmovisor: its own version first, then the daemon's, which needs a configured home.
+    const unconfigured = await visor(["version"]);
+    expect(unconfigured.stdout).toBe(`visor version: ${VERSION}`);
+    expect(unconfigured.stderr.trim()).toBe("Error: DAEMON_HOME is not set");
+    expect(unconfigured.exitCode).toBe(1);
+
+    const help = await visor(["help"]);
+    expect(help.exitCode, help.stderr).toBe(0);
+    for (const command of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^ {2}visor ${command}\\b`, "m"));
+  });
+
+  it("installs a daemon and reports its version beside its own", async () => {
+    const daemon = join(work, "fake");
+    copyFileSync(FAKE_DAEMON, daemon);
+    chmodSync(daemon, 0o755);
+    const env = { DAEMON_HOME: join(work, "home"), DAEMON_NAME: "fake" };
+    const init = await visor(["init", daemon], env);
+    expect(init.exitCode, init.stderr).toBe(0);
+    const version = await visor(["version", "-o", "json"], env);
+    expect(version.exitCode, version.stderr).toBe(0);
+    expect(JSON.parse(version.stdout)).toEqual({
+      cosmovisor_version: VERSION,
+      app_version: { name: "fake", version: "v1" },
+    });
+  });
+
+  it("loads its embedded LevelDB library from a private cache, rewriting a planted one", async () => {
+    expect((await visor(["version", "--cosmovisor-only"])).exitCode).toBe(0);
+    const dir = join(cache, "visor-native");
+    expect(statSync(dir).mode & 0o077).toBe(0);
+    const [library] = readdirSync(dir);
+    expect(library).toMatch(/^classic-level-[0-9a-f]{16}\.node$/);
+    const embedded = readFileSync(join(dir, library));
+
+    writeFileSync(join(dir, library), "not a shared library");
+    const replanted = await visor(["version", "--cosmovisor-only"]);
+    expect(replanted.exitCode, replanted.stderr).toBe(0);
+    expect(readFileSync(join(dir, library)).equals(embedded)).toBe(true);
+
+    chmodSync(dir, 0o777);
+    const open = await visor(["version", "--cosmovisor-only"]);
+    expect(open.exitCode).not.toBe(0);
+    expect(open.stderr).toContain(`${dir} holds the LevelDB library this program loads`);
+    chmodSync(dir, 0o700);
+  });
+});
