@@ -96,7 +96,9 @@ describe("npm run release -- --visor", () => {
     // As cosmovisor: its own version first, then the daemon's, which needs a configured home.
     const unconfigured = await visor(["version"]);
     expect(unconfigured.stdout).toBe(`visor version: ${VERSION}`);
-    expect(unconfigured.stderr.trim()).toBe("Error: DAEMON_HOME is not set");
+    expect(unconfigured.stderr.trim()).toBe(
+      "Error: DAEMON_HOME: not set; expected an absolute path\nDAEMON_NAME: not set; expected a file name",
+    );
     expect(unconfigured.exitCode).toBe(1);
 
     const help = await visor(["help"]);
