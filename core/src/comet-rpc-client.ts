@@ -28,7 +28,7 @@ function parseJson(text: string): unknown {
 }
 
 /** `tcp://host:port` (CometBFT's form, client.toml's default) or an http(s) URL, as an http URL. */
-export function nodeHttpUrl(node: string): string {
+function nodeHttpUrl(node: string): string {
   if (/^https?:\/\//.test(node)) return node.replace(/\/$/, "");
   if (/^tcp:\/\//.test(node)) return `http://${node.slice("tcp://".length)}`;
   return `http://${node}`;

@@ -26,9 +26,18 @@ export function parseGoDuration(text: string): number {
   return total;
 }
 
-/** Renders milliseconds the way Go prints a duration, for config templates. */
+/** Renders milliseconds as Go's `Duration.String` does (`500ms`, `1.5s`, `5m0s`, `1h2m3s`), as cosmovisor prints them. */
 export function formatGoDuration(ms: number): string {
-  if (ms === 0) return "0s";
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
+  let ns = Math.round(Math.abs(ms) * 1e6);
+  const sign = ms < 0 && ns > 0 ? "-" : "";
+  if (ns === 0) return "0s";
+  if (ns < 1e9) {
+    const [unit, per] = ns < 1e3 ? ["ns", 1] : ns < 1e6 ? ["µs", 1e3] : ["ms", 1e6];
+    return `${sign}${ns / (per as number)}${unit}`;
+  }
+  const h = Math.floor(ns / 3.6e12);
+  ns -= h * 3.6e12;
+  const m = Math.floor(ns / 6e10);
+  ns -= m * 6e10;
+  return `${sign}${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${ns / 1e9}s`;
 }

@@ -18,7 +18,7 @@ export function isInlinePlanInfo(info: string): boolean {
 }
 
 /** The `binaries` map of a plan-info document; `source` names the document in errors. */
-export function planBinaries(doc: unknown, source: string): Record<string, string> {
+function planBinaries(doc: unknown, source: string): Record<string, string> {
   const b = (doc as { binaries?: unknown } | null)?.binaries;
   if (!b || typeof b !== "object" || Array.isArray(b))
     throw new PlanInfoError("PLAN_INFO", `${source}: expected {"binaries": {"<os>/<arch>": "<url>"}}`);

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { cometNodeId } from "@chaind/core/comet-address";
 import { genesisChainId } from "./genesis-chain-id.js";
 
 /** Who the node of a home is: what a server on its API ports must answer before visor believes it. */
@@ -8,11 +8,6 @@ export interface NodeIdentity {
   chainId: string;
   /** Accepted node ids (lower-case hex), each with the key file it comes from. */
   nodeIds: { id: string; file: string }[];
-}
-
-/** CometBFT's node id: the first 20 bytes of the SHA-256 of the ed25519 public key, in hex. */
-export function nodeIdOf(pubKey: Uint8Array): string {
-  return createHash("sha256").update(pubKey).digest().subarray(0, 20).toString("hex");
 }
 
 const KEY_FILES = ["node_key.json", "priv_validator_key.json"];
@@ -63,7 +58,7 @@ export function readNodeIdentity(home: string): NodeIdentity | { problem: string
   for (const name of KEY_FILES) {
     const file = join(home, "config", name);
     const pub = existsSync(file) ? publicKeyIn(file) : null;
-    if (pub) nodeIds.push({ id: nodeIdOf(pub), file: name });
+    if (pub) nodeIds.push({ id: cometNodeId(pub), file: name });
   }
   if (nodeIds.length === 0)
     return {

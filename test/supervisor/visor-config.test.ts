@@ -132,7 +132,7 @@ describe("visor's settings table", () => {
     expect(lines.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(
       tableRows(VISOR_SETTINGS).map((r) => r.key),
     );
-    expect(lines).toContain("DAEMON_POLL_INTERVAL: 90s");
+    expect(lines).toContain("DAEMON_POLL_INTERVAL: 1m30s");
     expect(lines).toContain("VISOR_DOWNLOAD_STALL_TIMEOUT: 30s");
     const again = Object.fromEntries(
       lines.map((l) => [l.slice(0, l.indexOf(": ")), l.slice(l.indexOf(": ") + 2)]),

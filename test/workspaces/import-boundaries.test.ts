@@ -18,11 +18,16 @@ describe("workspace boundaries", () => {
       { path: "supervisor/src/planted.ts", text: 'import { App } from "../../node/src/app/app.js";\n' },
       { path: "supervisor/src/planted-2.ts", text: 'import type { App } from "chaind/app/app";\n' },
       { path: "bench/planted.ts", text: 'const m = await import("../node/src/app/app.js");\n' },
+      {
+        path: "supervisor/src/planted-3.ts",
+        text: 'import { buildRelease } from "../../scripts/release.js";\n',
+      },
     ];
     expect(boundaryViolations([...sources, ...planted], deps)).toEqual([
       'supervisor/src/planted.ts: imports ../../node/src/app/app.js, inside workspace chaind; import "chaind/…" instead',
       "supervisor/src/planted-2.ts: visor may not import chaind",
       'bench/planted.ts: imports ../node/src/app/app.js, inside workspace chaind; import "chaind/…" instead',
+      "supervisor/src/planted-3.ts: imports ../../scripts/release.js, outside workspace visor",
     ]);
   });
 

@@ -65,6 +65,15 @@ export function boundaryViolations(
       if (spec.startsWith(".")) {
         const target = normalize(join(dirname(file.path), spec)).replaceAll("\\", "/");
         const there = workspaceAt(target);
+        if (own && there !== own) {
+          // A workspace's files reach nothing outside its folder by path: not another workspace, not the root.
+          out.push(
+            there
+              ? `${file.path}: imports ${spec}, inside workspace ${there.name}; import "${there.name}/…" instead`
+              : `${file.path}: imports ${spec}, outside workspace ${own.name}`,
+          );
+          continue;
+        }
         if (!there || there === own) continue;
         if (testArea && (TEST_REACH[testArea] ?? []).includes(there.dir)) continue;
         out.push(

@@ -17,6 +17,3 @@ export function formatDec(v: bigint): string {
   const a = neg ? -v : v;
   return `${neg ? "-" : ""}${a / DEC_ONE}.${(a % DEC_ONE).toString().padStart(18, "0")}`;
 }
-
-/** An integer amount as a Dec. */
-export const decFromInt = (n: bigint) => n * DEC_ONE;

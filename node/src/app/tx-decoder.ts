@@ -1,5 +1,4 @@
 import { type DescMessage, fromBinary, type Message } from "@bufbuild/protobuf";
-import { toHexUpper } from "@chaind/core/hex";
 import {
   type AuthInfo,
   AuthInfoSchema,
@@ -108,8 +107,4 @@ export function decodeTx(bytes: Uint8Array, types: TypeRegistry): DecodedTx {
     return { typeName: desc.typeName, namespace, desc, message };
   });
   return { bytes, hash: sha256(bytes), raw, body, authInfo, msgs };
-}
-
-export function txHashHex(hash: Uint8Array): string {
-  return toHexUpper(hash);
 }

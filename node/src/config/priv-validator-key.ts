@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { cometAddress } from "@chaind/core/comet-address";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
-import { ed25519Address, ed25519KeyFromSeed, generateEd25519Key, signEd25519 } from "../crypto/ed25519.js";
+import { ed25519KeyFromSeed, generateEd25519Key, signEd25519 } from "../crypto/ed25519.js";
 
 /** CometBFT's priv_validator_key.json: an ed25519 key in Amino-JSON wrapping. */
 interface PrivValidatorKeyFile {
@@ -11,7 +12,7 @@ interface PrivValidatorKeyFile {
 
 function signerFromSeed(seed: Uint8Array): ValidatorSigner {
   const { pubKey } = ed25519KeyFromSeed(seed);
-  return { pubKey, address: ed25519Address(pubKey), sign: (bytes) => signEd25519(seed, bytes) };
+  return { pubKey, address: cometAddress(pubKey), sign: (bytes) => signEd25519(seed, bytes) };
 }
 
 /** Creates a new validator key file (mode 0600). */

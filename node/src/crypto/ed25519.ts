@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { sha256 } from "@noble/hashes/sha2.js";
 
 /** An ed25519 key as CometBFT keeps it: the 32-byte seed is the private key. */
 export interface Ed25519Key {
@@ -30,9 +29,4 @@ export function verifyEd25519(pubKey: Uint8Array, message: Uint8Array, sig: Uint
   } catch {
     return false;
   }
-}
-
-/** CometBFT validator address: sha256(pubkey)[:20]. */
-export function ed25519Address(pubKey: Uint8Array): Uint8Array {
-  return sha256(pubKey).slice(0, 20);
 }

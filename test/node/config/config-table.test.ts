@@ -146,7 +146,7 @@ describe("config table engine", () => {
     const text = renderToml(SAMPLE, tableDefaults(SAMPLE), ["sample file"]);
     expect(text).toContain('# How many. In items.\ncount = "3"\n');
     expect(text).toContain("[net]\n# Serve.\non = true\n");
-    expect(text).toContain('# How long.\nwait = "1500ms"\n');
+    expect(text).toContain('# How long.\nwait = "1.5s"\n');
     expect(text.startsWith("# sample file\n\n####")).toBe(true);
     expect(text).toMatch(/###\s+Network\s+###/);
   });

@@ -1,6 +1,6 @@
+import { cometAddress } from "@chaind/core/comet-address";
 import { describe, expect, it } from "vitest";
 import {
-  ed25519Address,
   ed25519KeyFromSeed,
   generateEd25519Key,
   signEd25519,
@@ -37,6 +37,6 @@ describe("ed25519", () => {
 
   it("validator address is sha256(pubkey)[:20]", () => {
     const key = generateEd25519Key();
-    expect(ed25519Address(key.pubKey)).toHaveLength(20);
+    expect(cometAddress(key.pubKey)).toHaveLength(20);
   });
 });

@@ -40,7 +40,7 @@ export interface JsonRpcServerOptions {
 const RPC_DEFAULTS = defaultNodeConfig("").rpc;
 
 /** CometBFT's default `rpc.max_open_connections` (config.toml's default). */
-export const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = RPC_DEFAULTS.maxOpenConnections;
+const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = RPC_DEFAULTS.maxOpenConnections;
 
 /** CometBFT's RPC write timeout (its server's default; the node raises it above timeout_broadcast_tx_commit). */
 export const DEFAULT_RPC_WRITE_TIMEOUT_MS = 10_000;
