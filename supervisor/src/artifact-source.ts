@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { type Checksum, type ChecksummedUrl, parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { isInlinePlanInfo } from "@chaind/core/plan-info";
-import { writeFileAtomic } from "./atomic-file.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { withoutUserInfo } from "./url-redaction.js";
 
@@ -97,7 +97,7 @@ export function sourceOf(plan: UpgradePlan, artifact: ChecksummedUrl, bytesSha25
 }
 
 export function writeSource(dir: string, source: ArtifactSource): void {
-  writeFileAtomic(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`, 0o600);
+  writeFileAtomic(join(dir, SOURCE_FILE), `${JSON.stringify(source, null, 2)}\n`, { mode: 0o600 });
 }
 
 export async function fileDigest(file: string, algorithm = "sha256"): Promise<string> {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
-import { writeFileAtomic } from "./atomic-file.js";
 import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";
 import { type UpgradePlan, validatePlan } from "./upgrade-info.js";

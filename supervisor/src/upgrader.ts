@@ -1,7 +1,7 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
-import { writeFileAtomic } from "./atomic-file.js";
 import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";
 import { downloadProgress } from "./download-progress.js";
@@ -74,7 +74,7 @@ export async function applyUpgrade(
     });
     const dir = layout.upgradeDir(plan.name);
     // 0600, where cosmovisor leaves it 0644: Plan.info may carry credentials, and upgrades/ is open to all.
-    writeFileAtomic(join(dir, "upgrade-info.json"), JSON.stringify(plan), 0o600);
+    writeFileAtomic(join(dir, "upgrade-info.json"), JSON.stringify(plan), { mode: 0o600 });
     writeFileSync(join(dir, PRE_UPGRADE_PENDING), "");
     crashPoint("marker");
     layout.switchTo(dir);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "./atomic-file.js";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { redactUrls } from "./url-redaction.js";
 

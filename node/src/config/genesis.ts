@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 
 /** Consensus parameters kept in genesis (CometBFT names); the embedded producer enforces the block limits. */
 export interface ConsensusParams {
@@ -73,7 +74,5 @@ export function readGenesis(path: string): GenesisDoc {
 
 /** Written beside and renamed over, so a crash never leaves half a genesis file. */
 export function writeGenesis(path: string, doc: GenesisDoc): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
 }

@@ -9,10 +9,10 @@ import {
   rmSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { packageVersion } from "@chaind/core/package-version";
 import { execa } from "execa";
 import { forgetSource } from "../artifact-source.js";
-import { writeFileAtomic } from "../atomic-file.js";
 import { readBatch } from "../batch-feed.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";

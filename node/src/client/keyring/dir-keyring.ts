@@ -1,14 +1,6 @@
-import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { addressFromPubKey } from "../../crypto/address.js";
 import { decodeBech32, encodeBech32 } from "../../crypto/bech32.js";
 import {
@@ -85,8 +77,8 @@ export class DirKeyring implements Keyring {
       ...sealed,
     };
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
-    this.writeAtomic(this.infoPath(name), `${JSON.stringify(record, null, 2)}\n`);
-    this.writeAtomic(this.addressPath(addrHex), `${JSON.stringify(name)}\n`);
+    writeKeyFile(this.infoPath(name), `${JSON.stringify(record, null, 2)}\n`);
+    writeKeyFile(this.addressPath(addrHex), `${JSON.stringify(name)}\n`);
     return { info: this.info(record), mnemonic };
   }
 
@@ -215,13 +207,6 @@ export class DirKeyring implements Keyring {
   private addressPath(addrHex: string): string {
     return join(this.opts.dir, `${addrHex}.address`);
   }
-
-  /** Write-then-rename, so a crash never leaves half a key file. */
-  private writeAtomic(path: string, text: string): void {
-    const tmp = `${path}.${randomBytes(4).toString("hex")}.tmp`;
-    writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
-    renameSync(tmp, path);
-  }
 }
 
 function rmIfPresent(path: string): void {
@@ -230,4 +215,9 @@ function rmIfPresent(path: string): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
+}
+
+/** A key file whole or not at all, owner-only, on disk before it is relied on. */
+function writeKeyFile(path: string, text: string): void {
+  writeFileAtomic(path, text, { mode: 0o600, durable: true });
 }

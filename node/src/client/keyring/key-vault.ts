@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import {
   checkPassphrase,
   decryptSecret,
@@ -73,9 +74,10 @@ export class PassphraseVault implements KeyVault {
         );
       }
       mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
-      const tmp = `${hashPath}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify(await hashPassphrase(p), null, 2)}\n`, { mode: 0o600 });
-      renameSync(tmp, hashPath);
+      writeFileAtomic(hashPath, `${JSON.stringify(await hashPassphrase(p), null, 2)}\n`, {
+        mode: 0o600,
+        durable: true,
+      });
       this.passphrase = p;
       return;
     }

@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 
 export const UPGRADE_INFO_FILE = "upgrade-info.json";
@@ -21,14 +22,6 @@ export function upgradeInfoJson(plan: Plan, height: bigint): string {
 export function writeUpgradeInfo(dataDir: string, plan: Plan, height: bigint): string {
   const path = join(dataDir, UPGRADE_INFO_FILE);
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, upgradeInfoJson(plan, height));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeFileAtomic(path, upgradeInfoJson(plan, height), { mode: 0o600, durable: true });
   return path;
 }
