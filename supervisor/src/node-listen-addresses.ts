@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseListenAddress } from "@chaind/core/listen-address";
 import { parse } from "smol-toml";
 
 /**
@@ -26,10 +27,15 @@ function readToml(path: string): Record<string, Record<string, unknown>> {
 /** `host:port` to dial for a listen address; null for none, port 0 (picked at start-up) or a bad value. */
 function dialable(listen: unknown): string | null {
   if (typeof listen !== "string") return null;
-  const m = /^(?:[a-z]+:\/\/)?([^:/]*|\[[^\]]+\]):(\d+)$/.exec(listen);
-  if (!m || m[2] === "0") return null;
-  const host = !m[1] || m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
-  return `${host}:${m[2]}`;
+  let at: { host: string; port: number };
+  try {
+    at = parseListenAddress(listen.replace(/^[a-z]+:\/\//, ""), "listen address");
+  } catch {
+    return null;
+  }
+  if (at.port === 0) return null;
+  const host = at.host === "0.0.0.0" ? "127.0.0.1" : at.host === "::" ? "::1" : at.host;
+  return host.includes(":") ? `[${host}]:${at.port}` : `${host}:${at.port}`;
 }
 
 /**
