@@ -173,7 +173,8 @@ export type SettingLookup = (key: string) => RawSetting | undefined;
 
 /**
  * Reads every setting through `lookup`: absent ones get their default. Returns the settings, or every problem
- * found (each value of the wrong form, each required one missing, then the table's checks across settings).
+ * found (each value of the wrong form, each required one missing, then the table's checks across settings,
+ * which judge the settings that were read with defaults standing in for the refused ones).
  */
 export function parseTable<E extends Entries>(
   table: ConfigTable<E>,
@@ -182,6 +183,7 @@ export function parseTable<E extends Entries>(
   const out: Record<string, unknown> = {};
   const problems: ConfigProblem[] = [];
   const where = new Map<string, RawSetting>();
+  const refused = new Set<string>();
   for (const row of tableRows(table)) {
     const s = row.setting;
     const raw = lookup(row.key);
@@ -194,19 +196,18 @@ export function parseTable<E extends Entries>(
     where.set(row.key, raw);
     const key = raw.key ?? row.key;
     const value = s.type.parse(raw.value);
-    if (value === undefined) {
-      problems.push({ source: raw.source, key, message: expectedGot(s.type.expected, raw.value) });
-      continue;
-    }
-    const failed = s.check?.(value) ?? null;
+    const failed = value === undefined ? s.type.expected : (s.check?.(value) ?? null);
     if (failed !== null) {
       problems.push({ source: raw.source, key, message: expectedGot(failed, raw.value) });
+      refused.add(row.key);
+      // The default stands in, so the checks across settings still judge the others.
+      setAt(out, row.path, copy(s.default));
       continue;
     }
     setAt(out, row.path, value);
   }
-  if (problems.length === 0)
-    for (const p of table.check?.(out as ConfigOf<E>) ?? []) {
+  for (const p of table.check?.(out as ConfigOf<E>) ?? [])
+    if (!refused.has(p.key)) {
       const raw = where.get(p.key);
       problems.push({
         source: raw?.source ?? null,

@@ -285,6 +285,17 @@ create_empty_blocks_interval = "0s"
       ].join("\n"),
     );
     expect(() => read("2", "9")).toThrow(/pruning-interval: expected a whole number ≥ 10/);
+    // A bad setting elsewhere does not hide the pruning floors.
+    const both = write(
+      "app.toml",
+      'halt-height = -1\npruning = "custom"\npruning-keep-recent = "1"\npruning-interval = "10"\n',
+    );
+    expect(() => readAppConfig(both)).toThrow(
+      [
+        `${both}: halt-height: expected a whole number ≥ 0, got -1`,
+        `${both}: pruning-keep-recent: expected a whole number ≥ 2 with pruning = "custom", got "1"`,
+      ].join("\n"),
+    );
     expect(pruningOptions(read("2", "10"))).toEqual({ strategy: "custom", keepRecent: 2, interval: 10 });
     // The other strategies ignore the two numbers, as Cosmos does.
     const other = readAppConfig(write("app.toml", 'pruning = "everything"\npruning-interval = "3"\n'));

@@ -96,13 +96,18 @@ describe("config table engine", () => {
     ]);
   });
 
-  it("runs checks across settings only once every setting is of its form, and names the raw value", () => {
+  it("runs checks across settings beside the others, and names the raw value", () => {
     expect(parseTable(SAMPLE, lookupIn('mode = "b"\ncount = "4"\n')).problems.map(formatProblem)).toEqual([
       's.toml: count: expected ≥ 5 with mode b, got "4"',
     ]);
-    // A bad value elsewhere: the cross check would see a default, so it waits.
+    // A bad value elsewhere hides nothing: count's default (3, set nowhere) is too small for mode b too.
     expect(parseTable(SAMPLE, lookupIn('mode = "b"\n[net]\non = 1\n')).problems.map(formatProblem)).toEqual([
       "s.toml: net.on: expected true or false, got 1",
+      "count: expected ≥ 5 with mode b, got 3",
+    ]);
+    // A refused setting is judged once, by its own form, not again by a check across settings.
+    expect(parseTable(SAMPLE, lookupIn('mode = "b"\ncount = "x"\n')).problems.map(formatProblem)).toEqual([
+      's.toml: count: expected a whole number ≥ 0, got "x"',
     ]);
   });
 
