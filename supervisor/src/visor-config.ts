@@ -7,8 +7,8 @@ import {
   formatProblem,
   markdownTable,
   parseTable,
-  type Setting,
   type SettingLookup,
+  setting,
   tableRows,
 } from "@chaind/core/config-table";
 import { parse } from "smol-toml";
@@ -27,17 +27,8 @@ import {
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
-/** A visor setting: its environment variable (`name`) and its key in cosmovisor's config.toml. */
-interface VisorSetting<T> extends Setting<T> {
-  /** The key cosmovisor 1.6 writes in `$DAEMON_HOME/cosmovisor/config.toml` (visor's own: the same form). */
-  readonly fileKey: string;
-}
-
-function visorSetting<T>(
-  s: Omit<VisorSetting<T>, "default"> & { readonly default: NoInfer<T> },
-): VisorSetting<T> {
-  return s;
-}
+/** A setting's key in cosmovisor's config.toml (cosmovisor 1.6 writes its variables lower-cased; visor's own too). */
+export const fileKeyOf = (envName: string) => envName.toLowerCase();
 
 /** Go's time layouts cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS. */
 const TIME_FORMATS = [
@@ -62,187 +53,162 @@ const TIME_FORMATS = [
 export const VISOR_SETTINGS = defineTable({
   name: "visor settings",
   entries: {
-    home: visorSetting({
+    home: setting({
       name: "DAEMON_HOME",
-      fileKey: "daemon_home",
       type: envAbsolutePath,
       default: "",
       required: true,
       doc: "absolute path of the node home",
     }),
-    name: visorSetting({
+    name: setting({
       name: "DAEMON_NAME",
-      fileKey: "daemon_name",
       type: envFileName,
       default: "",
       required: true,
       doc: "binary name",
     }),
-    allowDownloadBinaries: visorSetting({
+    allowDownloadBinaries: setting({
       name: "DAEMON_ALLOW_DOWNLOAD_BINARIES",
-      fileKey: "daemon_allow_download_binaries",
       type: envBool,
       default: false,
       doc: "download the binary named by Plan.info",
     }),
-    downloadMustHaveChecksum: visorSetting({
+    downloadMustHaveChecksum: setting({
       name: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
-      fileKey: "daemon_download_must_have_checksum",
       type: envBool,
       default: false,
       doc: "every URL needs `?checksum=sha256:` or `sha512:`",
     }),
-    restartAfterUpgrade: visorSetting({
+    restartAfterUpgrade: setting({
       name: "DAEMON_RESTART_AFTER_UPGRADE",
-      fileKey: "daemon_restart_after_upgrade",
       type: envBool,
       default: true,
       doc: "start the new binary with the same arguments; false: exit 0 after the switch",
     }),
-    restartDelayMs: visorSetting({
+    restartDelayMs: setting({
       name: "DAEMON_RESTART_DELAY",
-      fileKey: "daemon_restart_delay",
       type: envGoDuration({ positive: false }),
       default: 0,
       doc: "wait after the halt, before the backup",
     }),
-    shutdownGraceMs: visorSetting({
+    shutdownGraceMs: setting({
       name: "DAEMON_SHUTDOWN_GRACE",
-      fileKey: "daemon_shutdown_grace",
       type: envGoDuration({ positive: false }),
       default: 0,
       doc: "0: kill the daemon at once when an upgrade is due; else SIGINT, then SIGKILL after this",
     }),
-    pollIntervalMs: visorSetting({
+    pollIntervalMs: setting({
       name: "DAEMON_POLL_INTERVAL",
-      fileKey: "daemon_poll_interval",
       type: envGoDuration({ positive: true }),
       default: 300,
       doc: "polling period (file events are used first)",
     }),
-    dataBackupDir: visorSetting({
+    dataBackupDir: setting({
       name: "DAEMON_DATA_BACKUP_DIR",
-      fileKey: "daemon_data_backup_dir",
       type: envAbsolutePath,
       default: "",
       defaultText: "DAEMON_HOME",
       check: (v) => (existsSync(v) && statSync(v).isDirectory() ? null : "an existing folder"),
       doc: "where `data-backup-<time>` folders go (absolute, existing)",
     }),
-    unsafeSkipBackup: visorSetting({
+    unsafeSkipBackup: setting({
       name: "UNSAFE_SKIP_BACKUP",
-      fileKey: "unsafe_skip_backup",
       type: envBool,
       default: false,
       doc: "no data backup before an upgrade",
     }),
-    preUpgradeMaxRetries: visorSetting({
+    preUpgradeMaxRetries: setting({
       name: "DAEMON_PREUPGRADE_MAX_RETRIES",
-      fileKey: "daemon_preupgrade_max_retries",
       type: envWholeNumber(0),
       default: 0,
       doc: "retries of `<new binary> pre-upgrade` exiting 31",
     }),
-    grpcAddress: visorSetting({
+    grpcAddress: setting({
       name: "DAEMON_GRPC_ADDRESS",
-      fileKey: "daemon_grpc_address",
       type: envText,
       default: "",
       defaultText:
         "`[grpc] address` of `$DAEMON_HOME/config/app.toml` when `[grpc] enable` (default true), else none",
       doc: 'the node\'s gRPC, asked first for heights (batch upgrades) and the scheduled plan (pre-fetch, `prepare-upgrade`); see "What visor trusts"',
     }),
-    disableLogs: visorSetting({
+    disableLogs: setting({
       name: "COSMOVISOR_DISABLE_LOGS",
-      fileKey: "cosmovisor_disable_logs",
       type: envBool,
       default: false,
       doc: "no log lines of visor's own",
     }),
-    colorLogs: visorSetting({
+    colorLogs: setting({
       name: "COSMOVISOR_COLOR_LOGS",
-      fileKey: "cosmovisor_color_logs",
       type: envBool,
       default: true,
       doc: "colored log lines when stderr is a terminal",
     }),
-    timeFormatLogs: visorSetting({
+    timeFormatLogs: setting({
       name: "COSMOVISOR_TIMEFORMAT_LOGS",
-      fileKey: "cosmovisor_timeformat_logs",
       type: envChoice(TIME_FORMATS),
       default: "kitchen",
       doc: "time format of visor's log lines: kitchen (`3:04PM`), any other: ISO 8601",
     }),
-    customPreUpgrade: visorSetting({
+    customPreUpgrade: setting({
       name: "COSMOVISOR_CUSTOM_PREUPGRADE",
-      fileKey: "cosmovisor_custom_preupgrade",
       type: envText,
       default: "",
       doc: "script in `$DAEMON_HOME/cosmovisor/` run as `script <plan> <height>` from DAEMON_HOME",
     }),
-    disableRecase: visorSetting({
+    disableRecase: setting({
       name: "COSMOVISOR_DISABLE_RECASE",
-      fileKey: "cosmovisor_disable_recase",
       type: envBool,
       default: false,
       doc: "keep the plan name's case for the folder",
     }),
-    restAddress: visorSetting({
+    restAddress: setting({
       name: "VISOR_REST_ADDRESS",
-      fileKey: "visor_rest_address",
       type: envText,
       default: "",
       defaultText:
         "`[api] address` of `$DAEMON_HOME/config/app.toml` when `[api] enable` (default false), else none",
       doc: "the node's REST gateway, asked when gRPC does not answer",
     }),
-    rpcAddress: visorSetting({
+    rpcAddress: setting({
       name: "VISOR_RPC_ADDRESS",
-      fileKey: "visor_rpc_address",
       type: envText,
       default: "",
       defaultText:
         "`[rpc] laddr` of `$DAEMON_HOME/config/config.toml` (default tcp://127.0.0.1:26657; empty: none)",
       doc: "the node's CometBFT RPC, asked when neither gRPC nor REST answers",
     }),
-    prefetch: visorSetting({
+    prefetch: setting({
       name: "VISOR_PREFETCH",
-      fileKey: "visor_prefetch",
       type: envBool,
       default: true,
       doc: "fetch and verify the scheduled plan's binary while the node still runs",
     }),
-    watchEvents: visorSetting({
+    watchEvents: setting({
       name: "VISOR_WATCH_EVENTS",
-      fileKey: "visor_watch_events",
       type: envBool,
       default: true,
       doc: "react to file events on the data folder; false polls only (file systems without events)",
     }),
-    downloadStallTimeoutMs: visorSetting({
+    downloadStallTimeoutMs: setting({
       name: "VISOR_DOWNLOAD_STALL_TIMEOUT",
-      fileKey: "visor_download_stall_timeout",
       type: envGoDuration({ positive: true }),
       default: DEFAULT_DOWNLOAD.stallTimeoutMs,
       doc: "a download that receives no byte for this long is cut and retried",
     }),
-    backupKeep: visorSetting({
+    backupKeep: setting({
       name: "VISOR_BACKUP_KEEP",
-      fileKey: "visor_backup_keep",
       type: envWholeNumber(0),
       default: 3,
       doc: "data backups kept (older ones removed); 0 keeps all",
     }),
-    metricsAddress: visorSetting({
+    metricsAddress: setting({
       name: "VISOR_METRICS_ADDRESS",
-      fileKey: "visor_metrics_address",
       type: envText,
       default: "",
       doc: "`host:port` for Prometheus `/metrics` (upgrades, last upgrade time, daemon starts, download bytes, pre-fetches)",
     }),
-    trustedKeys: visorSetting({
+    trustedKeys: setting({
       name: "VISOR_TRUSTED_KEYS",
-      fileKey: "visor_trusted_keys",
       type: envList,
       default: [],
       check: (keys) =>
@@ -251,16 +217,14 @@ export const VISOR_SETTINGS = defineTable({
           : "comma-separated 32-byte ed25519 public keys (hex or base64)",
       doc: "comma-separated ed25519 public keys (hex or base64); every artifact then needs a signature at `<url>.sig` (base64 or raw 64 bytes) by one of them over its plan, platform and digest ([Signed artifacts](#signed-artifacts))",
     }),
-    allowFileUrls: visorSetting({
+    allowFileUrls: setting({
       name: "VISOR_ALLOW_FILE_URLS",
-      fileKey: "visor_allow_file_urls",
       type: envBool,
       default: false,
       doc: "accept `file:` URLs in Plan.info and for plan-info documents; even then only regular files with one name, outside `$DAEMON_HOME` (but its `cosmovisor/` folder) and the data backups",
     }),
-    maxDownloadBytes: visorSetting({
+    maxDownloadBytes: setting({
       name: "VISOR_MAX_DOWNLOAD_BYTES",
-      fileKey: "visor_max_download_bytes",
       type: envWholeNumber(1),
       default: DEFAULT_MAX_DOWNLOAD_BYTES,
       unit: "bytes",
@@ -350,7 +314,7 @@ export function describeConfig(c: VisorConfig): string {
 export function visorSettingsDoc(): string {
   return markdownTable(VISOR_SETTINGS, [
     { title: "variable", cell: (r) => r.key },
-    { title: "config.toml key", cell: (r) => `\`${(r.setting as VisorSetting<unknown>).fileKey}\`` },
+    { title: "config.toml key", cell: (r) => `\`${fileKeyOf(r.key)}\`` },
     { title: "form", cell: (r) => r.setting.type.expected + (r.setting.unit ? ` (${r.setting.unit})` : "") },
     { title: "default", cell: defaultCell },
     { title: "meaning", cell: (r) => r.setting.doc },

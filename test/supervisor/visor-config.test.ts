@@ -5,6 +5,7 @@ import { tableRows, withGeneratedRegions } from "@chaind/core/config-table";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   describeConfig,
+  fileKeyOf,
   loadVisorConfig,
   VISOR_SETTINGS,
   visorSettingsDoc,
@@ -54,10 +55,10 @@ describe("visor's settings table", () => {
 
   it("names each setting by its environment variable and by cosmovisor's config.toml key", () => {
     const rows = tableRows(VISOR_SETTINGS);
-    const fileKeys = rows.map((r) => (r.setting as { fileKey?: string }).fileKey);
+    const fileKeys = rows.map((r) => fileKeyOf(r.key));
+    // Cosmovisor's come first, in its order; visor's own follow in the same form, so one file holds them all.
     expect(fileKeys.slice(0, COSMOVISOR_FILE_KEYS.length).sort()).toEqual([...COSMOVISOR_FILE_KEYS].sort());
-    // Visor's own follow the same form, so one config.toml can hold them all.
-    for (const [i, row] of rows.entries()) expect(fileKeys[i]).toBe(row.key.toLowerCase());
+    expect(fileKeys.slice(COSMOVISOR_FILE_KEYS.length).every((k) => k.startsWith("visor_"))).toBe(true);
   });
 
   it("reports every bad variable at once, one line each with the expected form", () => {
