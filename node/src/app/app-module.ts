@@ -1,6 +1,6 @@
 import type { DescFile } from "@bufbuild/protobuf";
-import type { ModuleCliContext, ModuleCommand } from "../client/module-command.js";
 import type { Context } from "./context.js";
+import type { ModuleCliContext, ModuleCommand } from "./module-command.js";
 import type { ServiceRegistrar } from "./service-registrar.js";
 
 /** A migration step: moves a module's state from version `from` to `from + 1`. */

@@ -1,6 +1,6 @@
 import type { AppModule } from "../app/app-module.js";
+import type { ModuleCliContext } from "../app/module-command.js";
 import type { AppDefinition } from "../chain/app-definition.js";
-import type { ModuleCliContext } from "../client/module-command.js";
 
 /** The app as its command line sees it (no node or store needed): its modules and every type it knows. */
 export interface CliApp {

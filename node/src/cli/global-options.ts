@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { HomeArgs } from "../client/home-args.js";
+import type { HomeArgs } from "../app/home-args.js";
 
 /** Options every `chaind` command accepts. */
 export interface GlobalArgs extends HomeArgs {

@@ -1,5 +1,5 @@
+import type { HomeArgs } from "../app/home-args.js";
 import { CliError } from "./cli-error.js";
-import type { HomeArgs } from "./home-args.js";
 import type { PassphrasePrompt } from "./keyring/key-vault.js";
 import type { Keyring } from "./keyring/keyring.js";
 import { KeyringError } from "./keyring/keyring-error.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import type { HomeArgs } from "../app/home-args.js";
 import { readClientConfig } from "../config/client-config.js";
 import { HomeLayout } from "../config/home-layout.js";
-import type { HomeArgs } from "./home-args.js";
 
 /** Flags of every command that talks to a node. */
 export const queryOptions = {

@@ -1,7 +1,7 @@
 import { Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { CommandModule } from "yargs";
+import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import type { HomeArgs } from "../../client/home-args.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
 

@@ -4,10 +4,10 @@ import { type GenesisState, GenesisStateSchema } from "@chaind/proto/sdk/auth/v1
 import { file_sdk_auth_v1beta1_query, Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
+import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
 import { FEE_COLLECTOR } from "./ante-handler.js";
 import { authQueryCommand } from "./auth-cli.js";

@@ -6,9 +6,9 @@ import { file_sdk_bank_v1beta1_tx, Msg } from "@chaind/proto/sdk/bank/v1beta1/tx
 import type { AppModule } from "../../app/app-module.js";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
+import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
-import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { bankQueryCommand, bankTxCommand } from "./bank-cli.js";
 import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";

@@ -11,10 +11,10 @@ import {
 } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { Coins } from "../../app/coins.js";
+import type { HomeArgs } from "../../app/home-args.js";
 import { fromProtoJson } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
-import type { HomeArgs } from "../../client/home-args.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
 import { runTx } from "../../client/run-tx.js";

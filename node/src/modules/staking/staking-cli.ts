@@ -7,12 +7,12 @@ import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/pro
 import type { CommandModule } from "yargs";
 import { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
+import type { HomeArgs } from "../../app/home-args.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../../client/cli-keyring.js";
 import { encodeAuthInfo, encodeBody, signTxDirect } from "../../client/direct-signing.js";
-import type { HomeArgs } from "../../client/home-args.js";
 import { readGenesis } from "../../config/genesis.js";
 import { HomeLayout } from "../../config/home-layout.js";
 import { readPrivValidatorKey } from "../../config/priv-validator-key.js";

@@ -8,10 +8,10 @@ import {
 import { file_sdk_staking_v1beta1_tx, Msg } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
+import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { moduleAddress } from "../../crypto/address.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";

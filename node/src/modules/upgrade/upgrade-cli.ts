@@ -9,9 +9,9 @@ import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "@chaind/proto/
 import type { Argv, CommandModule } from "yargs";
 import { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
+import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
-import type { HomeArgs } from "../../client/home-args.js";
 import type { QueryArgs } from "../../client/query-options.js";
 import { queryOptions } from "../../client/query-options.js";
 import { nodeClient, printJson, printMessage, runQuery } from "../../client/run-query.js";

@@ -4,9 +4,9 @@ import { file_sdk_upgrade_v1beta1_tx, Msg } from "@chaind/proto/sdk/upgrade/v1be
 import { file_sdk_upgrade_v1beta1_upgrade } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
+import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { runMigrations } from "../../app/module-migrations.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
-import type { ModuleCliContext, ModuleCommand } from "../../client/module-command.js";
 import { deleteStore, renameStore } from "../../store/store-upgrades.js";
 import { upgradeQueryCommand, upgradeTxCommand } from "./upgrade-cli.js";
 import { UpgradeHaltError } from "./upgrade-halt.js";

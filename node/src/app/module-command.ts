@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
-import type { TypeRegistry } from "../app/type-registry.js";
 import type { HomeArgs } from "./home-args.js";
+import type { TypeRegistry } from "./type-registry.js";
 
 /** What a module builds its commands from: no node or store is needed to list or parse them. */
 export interface ModuleCliContext {
