@@ -44,6 +44,11 @@ export function planInfoSource(info: string, opts: { mustHaveChecksum: boolean }
   const text = info.trim();
   if (!text) throw new PlanInfoError("PLAN_INFO", "plan info is empty: no binary to download");
   if (isInlinePlanInfo(text)) return { kind: "inline", binaries: parsePlanDocument(text, "plan info") };
+  if (!URL.canParse(text))
+    throw new PlanInfoError(
+      "PLAN_INFO",
+      `plan info is neither JSON {"binaries": …} nor the URL of such a document: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`,
+    );
   return { kind: "document", document: parseChecksummedUrl(text, opts.mustHaveChecksum) };
 }
 

@@ -46,6 +46,9 @@ describe("plan info, as chaind's CLI checks it and visor reads it", () => {
     expect(check(inline({}))).toBe("PLAN_INFO: binaries is empty");
     expect(check("{not json")).toMatch(/^PLAN_INFO: plan info is not valid JSON/);
     expect(check("   ")).toBe("PLAN_INFO: plan info is empty: no binary to download");
+    expect(check("v2 binaries at example.com")).toBe(
+      'PLAN_INFO: plan info is neither JSON {"binaries": …} nor the URL of such a document: "v2 binaries at example.com"',
+    );
     expect(check(inline({ any: 42 }))).toBe("PLAN_INFO: plan info: binaries.any must be a URL string");
   });
 

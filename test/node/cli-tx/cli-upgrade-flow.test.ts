@@ -155,6 +155,10 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
 
   it("prints one clear line and exits non-zero for each mistake", async () => {
     const bob = keys.find((k) => k.name === "bob")!.address;
+    const proposeUpgrade = (info: string) => [
+      ...["tx", "upgrade", "software-upgrade", "v9", "--title", "t", "--summary", "s", "--from", "validator"],
+      ...["--upgrade-height", "100", "--upgrade-info", info],
+    ];
     const cases: [string[], RegExp][] = [
       [["tx", "bank", "send", "alice", bob, "12x"], /^Error: invalid coins "12x"/],
       [["tx", "bank", "send", "nobody", bob, "1stake"], /^Error: .*nobody/],
@@ -165,41 +169,11 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       [["tx", "gov", "vote", "1", "maybe", "--from", "validator"], /^Error: invalid vote option "maybe"/],
       [["query", "gov", "proposal", "999"], /^Error: .*proposal 999 doesn't exist/],
       [
-        [
-          "tx",
-          "upgrade",
-          "software-upgrade",
-          "v9",
-          "--title",
-          "t",
-          "--summary",
-          "s",
-          "--from",
-          "validator",
-          "--upgrade-height",
-          "100",
-          "--upgrade-info",
-          '{"binaries":{"linux/amd64":"http://127.0.0.1:1/x"}}',
-        ],
+        proposeUpgrade('{"binaries":{"linux/amd64":"http://127.0.0.1:1/x"}}'),
         /^Error: --upgrade-info: binaries.linux\/amd64: missing checksum/,
       ],
       [
-        [
-          "tx",
-          "upgrade",
-          "software-upgrade",
-          "v9",
-          "--title",
-          "t",
-          "--summary",
-          "s",
-          "--from",
-          "validator",
-          "--upgrade-height",
-          "100",
-          "--upgrade-info",
-          `ftp://127.0.0.1/plan.json?checksum=sha256:${"a".repeat(64)}`,
-        ],
+        proposeUpgrade(`ftp://127.0.0.1/plan.json?checksum=sha256:${"a".repeat(64)}`),
         /^Error: --upgrade-info: unsupported URL scheme ftp: in ftp:\/\/127.0.0.1\/plan.json/,
       ],
     ];
