@@ -176,10 +176,17 @@ export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> 
   );
 }
 
+/** data/upgrade-info.json byte for byte, as the node wrote it (cosmovisor does the same); an error when absent. */
 export function showUpgradeInfoCommand(config: VisorConfig): void {
-  const layout = new VisorLayout(config);
-  const plan = readUpgradeInfo(layout.upgradeInfoFile);
-  out(plan ? JSON.stringify(plan) : `no upgrade-info.json in ${layout.dataDir}`);
+  const path = new VisorLayout(config).upgradeInfoFile;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
+    throw new VisorError("UPGRADE_INFO", `failed to read upgrade-info.json: ${path}: ${why}`);
+  }
+  process.stdout.write(bytes);
 }
 
 /** What visor runs and what is pending; plans as the node wrote them, but with their URLs redacted. */
