@@ -40,7 +40,10 @@ export function parsePlanDocument(text: string, source: string): Record<string, 
 }
 
 /** What Plan.info names: inline binaries, or the URL of a document listing them. */
-export function planInfoSource(info: string, opts: { mustHaveChecksum: boolean }): PlanInfoSource {
+export function planInfoSource(
+  info: string,
+  opts: { mustHaveChecksum: boolean; allowWeakChecksums?: boolean },
+): PlanInfoSource {
   const text = info.trim();
   if (!text) throw new PlanInfoError("PLAN_INFO", "plan info is empty: no binary to download");
   if (isInlinePlanInfo(text)) return { kind: "inline", binaries: parsePlanDocument(text, "plan info") };
@@ -49,7 +52,10 @@ export function planInfoSource(info: string, opts: { mustHaveChecksum: boolean }
       "PLAN_INFO",
       `plan info is neither JSON {"binaries": …} nor the URL of such a document: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`,
     );
-  return { kind: "document", document: parseChecksummedUrl(text, opts.mustHaveChecksum) };
+  return {
+    kind: "document",
+    document: parseChecksummedUrl(text, opts.mustHaveChecksum, opts.allowWeakChecksums),
+  };
 }
 
 /**
@@ -59,7 +65,7 @@ export function planInfoSource(info: string, opts: { mustHaveChecksum: boolean }
 export function binaryForPlatform(
   binaries: Record<string, string>,
   platform: string,
-  opts: { source: string; mustHaveChecksum: boolean },
+  opts: { source: string; mustHaveChecksum: boolean; allowWeakChecksums?: boolean },
 ): ChecksummedUrl & { platform: string } {
   const key = Object.hasOwn(binaries, platform) ? platform : Object.hasOwn(binaries, "any") ? "any" : null;
   if (!key)
@@ -67,7 +73,10 @@ export function binaryForPlatform(
       "PLAN_INFO",
       `${opts.source} has no binary for ${platform} (nor "any"); it lists: ${Object.keys(binaries).join(", ") || "nothing"}`,
     );
-  return { ...parseChecksummedUrl(binaries[key], opts.mustHaveChecksum), platform: key };
+  return {
+    ...parseChecksummedUrl(binaries[key], opts.mustHaveChecksum, opts.allowWeakChecksums),
+    platform: key,
+  };
 }
 
 /**

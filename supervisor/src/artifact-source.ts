@@ -77,7 +77,8 @@ function planDocument(info: string): ChecksummedUrl | null {
   const text = info.trim();
   if (!text || isInlinePlanInfo(text)) return null;
   try {
-    return parseChecksummedUrl(text, false);
+    // Only recorded, never trusted: the fetch itself was checked under the operator's settings.
+    return parseChecksummedUrl(text, false, true);
   } catch {
     return null;
   }

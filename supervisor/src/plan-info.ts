@@ -45,7 +45,7 @@ async function fetchPlanDoc(src: ChecksummedUrl, policy: FetchPolicy): Promise<R
 /** The artifact for this machine named by Plan.info (inline JSON, or a URL to such a document). */
 export async function artifactForPlan(
   info: string,
-  opts: { mustHaveChecksum: boolean; policy: FetchPolicy },
+  opts: { mustHaveChecksum: boolean; allowWeakChecksums?: boolean; policy: FetchPolicy },
   deps: { logger: Logger },
 ): Promise<PlanArtifact> {
   try {
@@ -57,7 +57,7 @@ export async function artifactForPlan(
       deps.logger.info("fetching plan info document", { url: source });
       binaries = await fetchPlanDoc(src.document, opts.policy);
     }
-    return binaryForPlatform(binaries!, goPlatform(), { source, mustHaveChecksum: opts.mustHaveChecksum });
+    return binaryForPlatform(binaries!, goPlatform(), { ...opts, source });
   } catch (e) {
     throw asVisorError(e);
   }

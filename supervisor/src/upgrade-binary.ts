@@ -42,7 +42,11 @@ type Deps = { logger: Logger } & FetchProgress;
 function resolveArtifact(plan: UpgradePlan, config: VisorConfig, deps: Deps): Promise<PlanArtifact> {
   return artifactForPlan(
     plan.info,
-    { mustHaveChecksum: config.downloadMustHaveChecksum, policy: config },
+    {
+      mustHaveChecksum: config.downloadMustHaveChecksum,
+      allowWeakChecksums: config.allowWeakChecksums,
+      policy: config,
+    },
     deps,
   );
 }

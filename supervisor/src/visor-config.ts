@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { WEAK_CHECKSUMS_SETTING } from "@chaind/core/checksummed-url";
 import {
   type ConfigOf,
   defaultCell,
@@ -77,7 +78,7 @@ export const VISOR_SETTINGS = defineTable({
       name: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
       type: envBool,
       default: false,
-      doc: "every URL needs `?checksum=sha256:` or `sha512:`",
+      doc: "every URL needs `?checksum=<type>:<hex>` (sha256, sha384 or sha512; md5 and sha1 only with `VISOR_ALLOW_WEAK_CHECKSUMS`)",
     }),
     restartAfterUpgrade: setting({
       name: "DAEMON_RESTART_AFTER_UPGRADE",
@@ -222,6 +223,12 @@ export const VISOR_SETTINGS = defineTable({
       type: envBool,
       default: false,
       doc: "accept `file:` URLs in Plan.info and for plan-info documents; even then only regular files with one name, outside `$DAEMON_HOME` (but its `cosmovisor/` folder) and the data backups",
+    }),
+    allowWeakChecksums: setting({
+      name: WEAK_CHECKSUMS_SETTING,
+      type: envBool,
+      default: false,
+      doc: "accept `md5:` and `sha1:` checksums, which go-getter and cosmovisor take; their digests are checked all the same, but anyone able to craft a collision could pass one",
     }),
     maxDownloadBytes: setting({
       name: "VISOR_MAX_DOWNLOAD_BYTES",

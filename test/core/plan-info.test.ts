@@ -1,3 +1,4 @@
+import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { goPlatform } from "@chaind/core/go-platform";
 import { binaryForPlatform, planInfoSource, validatePlanInfo } from "@chaind/core/plan-info";
 import { PlanInfoError } from "@chaind/core/plan-info-error";
@@ -50,6 +51,21 @@ describe("plan info, as chaind's CLI checks it and visor reads it", () => {
       'PLAN_INFO: plan info is neither JSON {"binaries": …} nor the URL of such a document: "v2 binaries at example.com"',
     );
     expect(check(inline({ any: 42 }))).toBe("PLAN_INFO: plan info: binaries.any must be a URL string");
+  });
+
+  it("takes go-getter's checksum types: sha256, sha384, sha512; md5 and sha1 only when weak ones are allowed", () => {
+    const url = (c: string) => `https://example.com/a?checksum=${c}`;
+    expect(parseChecksummedUrl(url(`sha384:${"B".repeat(96)}`), true).checksum).toEqual({
+      algorithm: "sha384",
+      hex: "b".repeat(96),
+    });
+    expect(refusal(() => parseChecksummedUrl(url(`md5:${"a".repeat(32)}`), true))).toBe(
+      `CHECKSUM: weak checksum md5 in ${url(`md5:${"a".repeat(32)}`)}: use sha256, sha384 or sha512, or set VISOR_ALLOW_WEAK_CHECKSUMS=true to accept md5 and sha1 (the digest is still checked)`,
+    );
+    expect(parseChecksummedUrl(url(`sha1:${"a".repeat(40)}`), true, true).checksum?.algorithm).toBe("sha1");
+    expect(refusal(() => parseChecksummedUrl(url(`sha384:${"a".repeat(64)}`), true))).toMatch(
+      /^CHECKSUM: invalid checksum "sha384:a{64}": use sha256:<64 hex>, sha384:<96 hex> or sha512:<128 hex>$/,
+    );
   });
 
   it("picks this platform's entry, else any, and parses only that one", () => {
