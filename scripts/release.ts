@@ -240,7 +240,7 @@ async function packArchive(stage: string, archive: string): Promise<string> {
 }
 
 /** Plan.info naming `archive` at `base` for this platform, checked as chaind's CLI and visor will read it. */
-function planInfoFor(base: string, archive: string, sha256: string): string {
+export function planInfoFor(base: string, archive: string, sha256: string): string {
   const planInfo = JSON.stringify({
     binaries: { [goPlatform()]: `${base}/${archive}?checksum=sha256:${sha256}` },
   });

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
@@ -19,6 +18,7 @@ import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRelease } from "../../scripts/release.js";
+import { sha256File } from "../supervisor/visor-home.js";
 
 describe("npm run release", () => {
   let out: string;
@@ -44,7 +44,7 @@ describe("npm run release", () => {
   it("names the archive by version and platform, and lists its sha256 in SHA256SUMS and the plan info", () => {
     const [os, arch] = goPlatform().split("/");
     expect(release.archive).toBe(join(out, `chaind-9.8.7-${os}-${arch}.tar.gz`));
-    const digest = createHash("sha256").update(readFileSync(release.archive)).digest("hex");
+    const digest = sha256File(release.archive);
     expect(release.sha256).toBe(digest);
     expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toBe(
       `${digest}  chaind-9.8.7-${os}-${arch}.tar.gz\n`,

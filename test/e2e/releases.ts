@@ -5,16 +5,15 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { goPlatform } from "@chaind/core/go-platform";
 import { x as extractTar } from "tar";
-import { buildRelease } from "../../scripts/release.js";
+import { buildRelease, planInfoFor } from "../../scripts/release.js";
+import { sha256File } from "../supervisor/visor-home.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -71,10 +70,8 @@ export async function fixtureRelease(
   mkdirSync(out, { recursive: true });
   const archive = join(out, file);
   copyFileSync(join(cache, file), archive);
-  const sha256 = createHash("sha256").update(readFileSync(archive)).digest("hex");
-  const planInfo = JSON.stringify({
-    binaries: { [goPlatform()]: `${baseUrl}/${basename(archive)}?checksum=sha256:${sha256}` },
-  });
+  const sha256 = sha256File(archive);
+  const planInfo = planInfoFor(baseUrl, basename(archive), sha256);
   const unpacked = mkdtempSync(join(tmpdir(), `release-${v}-`));
   await extractTar({ file: archive, cwd: unpacked });
   return { version, archive, sha256, planInfo, binary: join(unpacked, "bin", "chaind") };

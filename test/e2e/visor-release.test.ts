@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
@@ -18,6 +17,7 @@ import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVisorRelease, type VisorRelease } from "../../scripts/release.js";
+import { sha256File } from "../supervisor/visor-home.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const VERSION = (
@@ -71,7 +71,7 @@ describe("npm run release -- --visor", () => {
     const [os, arch] = goPlatform().split("/");
     expect(release.version).toBe(VERSION);
     expect(basename(release.archive)).toBe(`visor-${VERSION}-${os}-${arch}.tar.gz`);
-    const digest = createHash("sha256").update(readFileSync(release.archive)).digest("hex");
+    const digest = sha256File(release.archive);
     expect(release.sha256).toBe(digest);
     expect(readFileSync(join(work, "releases", "SHA256SUMS"), "utf8")).toBe(
       `${digest}  visor-${VERSION}-${os}-${arch}.tar.gz\n`,

@@ -1,15 +1,7 @@
 import { createServer } from "node:net";
+import { freePort } from "@chaind/harness/free-listener-ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fakeBinary, visorHome } from "./visor-home.js";
-
-/** A loopback port nothing listens on: picked by the OS, then released. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe("visor metrics (VISOR_METRICS_ADDRESS)", () => {
   let h: ReturnType<typeof visorHome>;
