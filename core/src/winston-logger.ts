@@ -8,18 +8,12 @@ export interface WinstonLoggerOpts {
   moduleLevels?: Record<string, LogLevel>;
   /** Where lines go; stderr by default so stdout stays free for command output. */
   stream?: NodeJS.WritableStream;
-  /** Time format for plain lines: an ISO timestamp, or kitchen style ("3:04PM") like cosmovisor. */
-  timeFormat?: "iso" | "kitchen" | "none";
+  /** Time format for plain lines: an ISO timestamp, none, or the caller's clock (visor renders Go's layouts). */
+  timeFormat?: "iso" | "none" | ((d: Date) => string);
   colors?: boolean;
 }
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
-
-function kitchenTime(d: Date): string {
-  const h = d.getHours();
-  const m = String(d.getMinutes()).padStart(2, "0");
-  return `${h % 12 === 0 ? 12 : h % 12}:${m}${h < 12 ? "AM" : "PM"}`;
-}
 
 function plainValue(v: unknown): string {
   if (typeof v === "string") return /\s/.test(v) || v === "" ? JSON.stringify(v) : v;
@@ -54,7 +48,9 @@ export function createWinstonLogger(opts: WinstonLoggerOpts): Logger {
           const time =
             timeFormat === "none"
               ? ""
-              : `${timeFormat === "kitchen" ? kitchenTime(new Date()) : new Date().toISOString()} `;
+              : typeof timeFormat === "function"
+                ? `${timeFormat(new Date())} `
+                : `${new Date().toISOString()} `;
           const lvl = String(level).toUpperCase().slice(0, 3).padEnd(3);
           const mod = module ? ` module=${module}` : "";
           const kv = Object.entries(rest)

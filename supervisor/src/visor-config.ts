@@ -25,27 +25,15 @@ import {
   envText,
   envWholeNumber,
 } from "./env-setting-types.js";
+import { GO_TIME_LAYOUTS, type GoTimeLayoutName } from "./go-time-layout.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
 import { VisorError } from "./visor-error.js";
 
 /** A setting's key in cosmovisor's config.toml (cosmovisor 1.6 writes its variables lower-cased; visor's own too). */
 export const fileKeyOf = (envName: string) => envName.toLowerCase();
 
-/** Go's time layouts cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS. */
-const TIME_FORMATS = [
-  "layout",
-  "ansic",
-  "unixdate",
-  "rubydate",
-  "rfc822",
-  "rfc822z",
-  "rfc850",
-  "rfc1123",
-  "rfc1123z",
-  "rfc3339",
-  "rfc3339nano",
-  "kitchen",
-] as const;
+/** The layouts cosmovisor accepts for COSMOVISOR_TIMEFORMAT_LOGS, in its order. */
+const TIME_FORMATS = Object.keys(GO_TIME_LAYOUTS) as GoTimeLayoutName[];
 
 /**
  * Visor's settings: cosmovisor's environment (same names, defaults and parsing) plus visor's own (VISOR_*).
@@ -148,7 +136,7 @@ export const VISOR_SETTINGS = defineTable({
       name: "COSMOVISOR_TIMEFORMAT_LOGS",
       type: envChoice(TIME_FORMATS),
       default: "kitchen",
-      doc: "time format of visor's log lines: kitchen (`3:04PM`), any other: ISO 8601",
+      doc: "time format of visor's log lines: Go's layout of that name, as cosmovisor prints it (kitchen `3:04PM`, rfc3339 `2006-01-02T15:04:05Z07:00`, ...)",
     }),
     customPreUpgrade: setting({
       name: "COSMOVISOR_CUSTOM_PREUPGRADE",
@@ -246,14 +234,22 @@ export type VisorConfig = ConfigOf<typeof VISOR_SETTINGS.entries>;
 
 type Source = Record<string, string | undefined>;
 
+/** A config.toml's values by the upper-cased key (`daemon_poll_interval` and `DAEMON_POLL_INTERVAL` are one). */
+interface FileSource {
+  file: string;
+  values: Map<string, { value: unknown; key: string }>;
+}
+
 /**
- * `$DAEMON_HOME/cosmovisor/config.toml` (or `-c`): its values as the strings the environment would hold, by the
- * upper-cased key (`daemon_poll_interval` and `DAEMON_POLL_INTERVAL` are one setting), with the key as written.
+ * `$DAEMON_HOME/cosmovisor/config.toml` (or `--cosmovisor-config`): its TOML values as they are typed, by the
+ * upper-cased key, with the key as written. Keys of no setting are ignored, as cosmovisor's viper ignores them,
+ * but named through `warn`.
  */
 function fileSource(
   path: string | undefined,
   home: string | undefined,
-): { file: string; values: Map<string, { value: string; key: string }> } | null {
+  warn: (message: string) => void,
+): FileSource | null {
   const file = path ?? (home ? join(home, "cosmovisor", "config.toml") : undefined);
   if (!file || !existsSync(file)) {
     if (path) throw new VisorError("CONFIG", `config file ${path} does not exist`);
@@ -265,23 +261,31 @@ function fileSource(
   } catch (e) {
     throw new VisorError("CONFIG", `cannot parse ${file}: ${(e as Error).message}`);
   }
-  const values = new Map<string, { value: string; key: string }>();
-  for (const [key, v] of Object.entries(doc))
-    values.set(key.toUpperCase(), { value: Array.isArray(v) ? v.join(",") : String(v), key });
+  const known = new Set(tableRows(VISOR_SETTINGS).map((r) => r.key));
+  const values = new Map<string, { value: unknown; key: string }>();
+  for (const [key, value] of Object.entries(doc)) {
+    if (known.has(key.toUpperCase())) values.set(key.toUpperCase(), { value, key });
+    else warn(`${file}: unknown key ${JSON.stringify(key)} ignored`);
+  }
   return { file, values };
 }
 
+export interface LoadOptions {
+  /** `--cosmovisor-config`; else `$DAEMON_HOME/cosmovisor/config.toml` when the environment names a home. */
+  configFile?: string;
+  /** Also check that `$DAEMON_HOME/cosmovisor` exists (every command but init and config). */
+  requireLayout?: boolean;
+  /** Told of what is ignored, such as unknown keys in the file. */
+  warn?: (message: string) => void;
+}
+
 /**
- * Reads the settings from the environment over the optional config file, with cosmovisor's defaults. Every bad
- * value is reported at once, one line each naming the variable (or the file and its key) and the expected form.
- * `requireLayout` also checks that `$DAEMON_HOME/cosmovisor` exists (every command but init).
+ * The settings as configured: each from the environment, else the config file, else its default; an empty
+ * value is unset in both (cosmovisor's rule). Every bad value is reported at once, one line each naming the
+ * variable (or the file and its key) and the expected form. Nothing is derived from the node's files here.
  */
-export function loadVisorConfig(
-  env: Source,
-  opts: { configFile?: string; requireLayout?: boolean } = {},
-): VisorConfig {
-  const file = fileSource(opts.configFile, env.DAEMON_HOME || undefined);
-  // Empty is unset, in the environment and in the file alike (cosmovisor's rule).
+export function configuredSettings(env: Source, opts: LoadOptions = {}): VisorConfig {
+  const file = fileSource(opts.configFile, env.DAEMON_HOME || undefined, opts.warn ?? (() => {}));
   const lookup: SettingLookup = (key) => {
     const fromEnv = env[key];
     if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: null };
@@ -292,7 +296,15 @@ export function loadVisorConfig(
   };
   const read = parseTable(VISOR_SETTINGS, lookup);
   if (read.config === null) throw new VisorError("CONFIG", read.problems.map(formatProblem).join("\n"));
-  const c = read.config;
+  return read.config;
+}
+
+/**
+ * The effective settings: {@link configuredSettings}, then what they leave to the home: the backup folder
+ * (DAEMON_HOME) and the node's API addresses (its app.toml and config.toml).
+ */
+export function loadVisorConfig(env: Source, opts: LoadOptions = {}): VisorConfig {
+  const c = configuredSettings(env, opts);
   if (opts.requireLayout && !existsSync(join(c.home, "cosmovisor")))
     throw new VisorError(
       "CONFIG",
@@ -306,15 +318,6 @@ export function loadVisorConfig(
     c.rpcAddress ||= listen.rpc;
   }
   return c;
-}
-
-/** The settings as `visor config` prints them: environment names and effective values. */
-export function describeConfig(c: VisorConfig): string {
-  const lines = tableRows(VISOR_SETTINGS).map((row) => {
-    const value = (c as Record<string, unknown>)[row.path[0]];
-    return `${row.key}: ${row.setting.type.show(value)}`;
-  });
-  return `${lines.join("\n")}\n`;
 }
 
 /** The settings table of docs/OPERATIONS.md. */

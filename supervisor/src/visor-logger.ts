@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from "@chaind/core/logger";
 import { createWinstonLogger } from "@chaind/core/winston-logger";
+import { goTimeFormatter } from "./go-time-layout.js";
 import { redactUrls } from "./url-redaction.js";
 import type { VisorConfig } from "./visor-config.js";
 
@@ -27,14 +28,14 @@ function redactingLogger(inner: Logger): Logger {
   };
 }
 
-/** winston, as COSMOVISOR_DISABLE_LOGS / COSMOVISOR_COLOR_LOGS / COSMOVISOR_TIMEFORMAT_LOGS ask. */
+/** winston, as COSMOVISOR_DISABLE_LOGS / COSMOVISOR_COLOR_LOGS / COSMOVISOR_TIMEFORMAT_LOGS ask (time in Go's layout). */
 export function visorLogger(c: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">): Logger {
   if (c.disableLogs) return silentLogger;
   return redactingLogger(
     createWinstonLogger({
       level: "info",
       format: "plain",
-      timeFormat: c.timeFormatLogs === "kitchen" ? "kitchen" : "iso",
+      timeFormat: goTimeFormatter(c.timeFormatLogs),
       colors: c.colorLogs && process.stderr.isTTY === true,
     }).child("visor"),
   );

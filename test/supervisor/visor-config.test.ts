@@ -4,7 +4,12 @@ import { join, resolve } from "node:path";
 import { tableRows, withGeneratedRegions } from "@chaind/core/config-table";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  COSMOVISOR_SETTINGS,
   describeConfig,
+  renderConfigToml,
+} from "../../supervisor/src/cosmovisor-config-file.js";
+import {
+  configuredSettings,
   fileKeyOf,
   loadVisorConfig,
   VISOR_SETTINGS,
@@ -24,8 +29,8 @@ const COSMOVISOR_FILE_KEYS = [
   "daemon_restart_delay",
   "daemon_shutdown_grace",
   "daemon_poll_interval",
-  "daemon_data_backup_dir",
   "unsafe_skip_backup",
+  "daemon_data_backup_dir",
   "daemon_preupgrade_max_retries",
   "daemon_grpc_address",
   "cosmovisor_disable_logs",
@@ -59,6 +64,8 @@ describe("visor's settings table", () => {
     // Cosmovisor's come first, in its order; visor's own follow in the same form, so one file holds them all.
     expect(fileKeys.slice(0, COSMOVISOR_FILE_KEYS.length).sort()).toEqual([...COSMOVISOR_FILE_KEYS].sort());
     expect(fileKeys.slice(COSMOVISOR_FILE_KEYS.length).every((k) => k.startsWith("visor_"))).toBe(true);
+    // The file is written in cosmovisor's field order.
+    expect(COSMOVISOR_SETTINGS.map(fileKeyOf)).toEqual(COSMOVISOR_FILE_KEYS);
   });
 
   it("reports every bad variable at once, one line each with the expected form", () => {
@@ -119,7 +126,7 @@ describe("visor's settings table", () => {
     );
   });
 
-  it("prints every setting for `visor config` in table order, in a form it reads back the same", () => {
+  it("prints `visor config` as cosmovisor's DetailString, then visor's own settings; config.toml reads back the same", () => {
     const env = {
       DAEMON_HOME: home,
       DAEMON_NAME: "chaind",
@@ -128,17 +135,49 @@ describe("visor's settings table", () => {
       COSMOVISOR_TIMEFORMAT_LOGS: "rfc3339",
     };
     const c = loadVisorConfig(env);
-    const printed = describeConfig(c);
-    const lines = printed.trimEnd().split("\n");
-    expect(lines.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(
-      tableRows(VISOR_SETTINGS).map((r) => r.key),
-    );
-    expect(lines).toContain("DAEMON_POLL_INTERVAL: 1m30s");
-    expect(lines).toContain("VISOR_DOWNLOAD_STALL_TIMEOUT: 30s");
-    const again = Object.fromEntries(
-      lines.map((l) => [l.slice(0, l.indexOf(": ")), l.slice(l.indexOf(": ") + 2)]),
-    );
-    expect(loadVisorConfig(again)).toEqual(c);
+    const lines = describeConfig(c).split("\n");
+    // Cosmovisor's lines, as its `config` prints them for these settings (the time format as its Go layout).
+    expect(lines.slice(0, 17)).toEqual([
+      "Configurable Values:",
+      `  DAEMON_HOME: ${home}`,
+      "  DAEMON_NAME: chaind",
+      "  DAEMON_ALLOW_DOWNLOAD_BINARIES: false",
+      "  DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: false",
+      "  DAEMON_RESTART_AFTER_UPGRADE: true",
+      "  DAEMON_RESTART_DELAY: 0s",
+      "  DAEMON_SHUTDOWN_GRACE: 0s",
+      "  DAEMON_POLL_INTERVAL: 1m30s",
+      "  UNSAFE_SKIP_BACKUP: false",
+      `  DAEMON_DATA_BACKUP_DIR: ${home}`,
+      "  DAEMON_PREUPGRADE_MAX_RETRIES: 0",
+      "  COSMOVISOR_DISABLE_LOGS: false",
+      "  COSMOVISOR_COLOR_LOGS: true",
+      "  COSMOVISOR_TIMEFORMAT_LOGS: 2006-01-02T15:04:05Z07:00",
+      "  COSMOVISOR_CUSTOM_PREUPGRADE: ",
+      "  COSMOVISOR_DISABLE_RECASE: false",
+    ]);
+    const ours = tableRows(VISOR_SETTINGS)
+      .map((r) => r.key)
+      .filter((k) => !(COSMOVISOR_SETTINGS as readonly string[]).includes(k));
+    const derivedAt = lines.indexOf("Derived Values:");
+    expect(lines.slice(17, derivedAt).map((l) => l.slice(2, l.indexOf(": ")))).toEqual([
+      "DAEMON_GRPC_ADDRESS",
+      ...ours,
+    ]);
+    expect(lines).toContain("  VISOR_DOWNLOAD_STALL_TIMEOUT: 30s");
+    expect(lines.slice(derivedAt)).toEqual([
+      "Derived Values:",
+      `         Root Dir: ${home}/cosmovisor`,
+      `      Upgrade Dir: ${home}/cosmovisor/upgrades`,
+      `      Genesis Bin: ${home}/cosmovisor/genesis/bin/chaind`,
+      `   Monitored File: ${home}/data/upgrade-info.json`,
+      `  Data Backup Dir: ${home}`,
+      "",
+    ]);
+    // The config.toml form (what init writes) holds every setting, and read alone gives the same settings.
+    const file = join(home, "written.toml");
+    writeFileSync(file, renderConfigToml(configuredSettings(env)));
+    expect(loadVisorConfig({}, { configFile: file })).toEqual(c);
   });
 
   it("docs/OPERATIONS.md holds the settings table the code declares", () => {

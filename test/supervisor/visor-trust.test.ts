@@ -6,6 +6,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -356,9 +357,11 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     );
     writeFileSync(join(h.home, "config", "config.toml"), `[rpc]\nladdr = "tcp://127.0.0.1:${node.port}"\n`);
     const fromHome = { DAEMON_GRPC_ADDRESS: "", VISOR_REST_ADDRESS: "", VISOR_RPC_ADDRESS: "" };
+    // Unset here and in cosmovisor/config.toml (init wrote the test's port-1 addresses there): from the home.
+    rmSync(cosmovisor("config.toml"));
     const config = await h.visor(["config"], fromHome);
-    expect(config.stdout).toMatch(/^VISOR_REST_ADDRESS: $/m);
-    expect(config.stdout).toMatch(new RegExp(`^VISOR_RPC_ADDRESS: http://127.0.0.1:${node.port}$`, "m"));
+    expect(config.stdout).toMatch(/^ {2}VISOR_REST_ADDRESS: $/m);
+    expect(config.stdout).toMatch(new RegExp(`^ {2}VISOR_RPC_ADDRESS: http://127.0.0.1:${node.port}$`, "m"));
     // A batch upgrade, so heights are asked for too.
     expect(
       (await h.visor(["add-upgrade", "v9", fakeBinary(h.root, "v9"), "--upgrade-height", "500"])).exitCode,

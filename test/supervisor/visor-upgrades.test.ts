@@ -284,7 +284,12 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
       expect(await v.exit()).toBe(1);
       expect(v.output).toContain("Error: invalid upgrade name");
     }
-    expect(readdirSync(join(h.home, "cosmovisor"))).toEqual(["current", "genesis", "visor-status.json"]);
+    expect(readdirSync(join(h.home, "cosmovisor")).sort()).toEqual([
+      "config.toml",
+      "current",
+      "genesis",
+      "visor-status.json",
+    ]);
   });
 
   it("DAEMON_SHUTDOWN_GRACE: SIGINT first, SIGKILL when the daemon ignores it", async () => {

@@ -1,12 +1,13 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { redactUrls } from "../url-redaction.js";
-import { loadVisorConfig, type VisorConfig } from "../visor-config.js";
+import { configuredSettings, type LoadOptions, loadVisorConfig, type VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
 import { VisorMetrics } from "../visor-metrics.js";
 import { VisorRunner } from "../visor-runner.js";
+import { takeCosmovisorConfig } from "./cosmovisor-config-flag.js";
 import {
   addBatchUpgradeCommand,
   addUpgradeCommand,
@@ -18,9 +19,21 @@ import {
   versionCommand,
 } from "./visor-commands.js";
 
-/** `visor run <daemon args...>`: everything after `run` belongs to the daemon, flags included. */
+/** The settings by `read`, with what it ignored (unknown keys in the file) logged as warnings. */
+function settings(
+  read: (env: NodeJS.ProcessEnv, opts: LoadOptions) => VisorConfig,
+  opts: LoadOptions,
+): VisorConfig {
+  const ignored: string[] = [];
+  const config = read(process.env, { ...opts, warn: (m) => ignored.push(m) });
+  const logger = visorLogger(config);
+  for (const m of ignored) logger.warn(m);
+  return config;
+}
+
+/** `visor run <daemon args...>`: everything after `run` belongs to the daemon, but --cosmovisor-config. */
 async function run(args: string[], configFile?: string): Promise<number> {
-  const config = loadVisorConfig(process.env, { configFile, requireLayout: true });
+  const config = settings(loadVisorConfig, { configFile, requireLayout: true });
   const logger = visorLogger(config);
   const metrics = config.metricsAddress ? new VisorMetrics() : null;
   const server = metrics ? await metrics.listen(config.metricsAddress, { logger }) : null;
@@ -31,27 +44,22 @@ async function run(args: string[], configFile?: string): Promise<number> {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  let configFile: string | undefined;
-  // -c <file> belongs to visor only before `run`; after it, every argument is the daemon's.
-  const runAt = argv.indexOf("run");
-  const ci = argv
-    .slice(0, runAt >= 0 ? runAt : argv.length)
-    .findIndex((a) => a === "-c" || a === "--cosmovisor-config");
-  if (ci >= 0) {
-    configFile = argv[ci + 1];
-    argv = [...argv.slice(0, ci), ...argv.slice(ci + 2)];
-  }
+async function main(args: string[]): Promise<number> {
+  const { configFile, argv } = takeCosmovisorConfig(args);
   if (argv[0] === "run") return run(argv.slice(1), configFile);
-  const cfg = (requireLayout = true): VisorConfig =>
-    loadVisorConfig(process.env, { configFile, requireLayout });
+  const cfg = (requireLayout = true): VisorConfig => settings(loadVisorConfig, { configFile, requireLayout });
   await yargs(argv)
     .scriptName("visor")
+    .option("cosmovisor-config", {
+      alias: "c",
+      type: "string",
+      description: "cosmovisor's config.toml (also accepted after run; never passed to the daemon)",
+    })
     .command(
       "init <path>",
-      "Install the genesis binary and the current link",
+      "Install the genesis binary and the current link, and write cosmovisor/config.toml",
       (y) => y.positional("path", { type: "string", demandOption: true }),
-      (a) => initCommand(cfg(false), a.path),
+      (a) => initCommand(settings(configuredSettings, { configFile }), a.path),
     )
     .command(
       "run",
@@ -70,9 +78,13 @@ async function main(argv: string[]): Promise<number> {
     )
     .command(
       "config",
-      "Print the effective settings",
-      () => {},
-      () => configCommand(cfg(false)),
+      "Print the effective settings as cosmovisor does; --output toml: as config.toml",
+      (y) => y.option("output", { alias: "o", choices: ["text", "toml"], default: "text" }),
+      (a) =>
+        configCommand(
+          a.output === "toml" ? settings(configuredSettings, { configFile }) : cfg(false),
+          a.output === "toml" ? "toml" : "text",
+        ),
     )
     .command(
       "add-upgrade <name> <path>",

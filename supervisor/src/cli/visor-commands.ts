@@ -14,12 +14,13 @@ import { packageVersion } from "@chaind/core/package-version";
 import { execa } from "execa";
 import { forgetSource } from "../artifact-source.js";
 import { readBatch } from "../batch-feed.js";
+import { describeConfig, renderConfigToml } from "../cosmovisor-config-file.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
 import { redactUrls } from "../url-redaction.js";
-import { describeConfig, type VisorConfig } from "../visor-config.js";
+import type { VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
@@ -46,6 +47,12 @@ function installBinary(src: string, dir: string, name: string): string {
   return dest;
 }
 
+/**
+ * `init <path>`: the genesis binary, the current link, and `cosmovisor/config.toml` with the settings in
+ * effect, as cosmovisor 1.6+ writes it. An existing config.toml is kept (cosmovisor asks before it overwrites;
+ * visor never asks). `config` holds the settings as configured: addresses visor reads from the node's own
+ * files stay unset in the file, so they keep following those files.
+ */
 export function initCommand(config: VisorConfig, path: string): void {
   const layout = new VisorLayout(config);
   const bin = layout.binaryIn(layout.genesisDir);
@@ -54,6 +61,13 @@ export function initCommand(config: VisorConfig, path: string): void {
   // A link that points nowhere is not missing: currentDir says so instead of re-pointing it at genesis.
   if (!layout.isLink(layout.currentLink)) layout.switchTo(layout.genesisDir);
   out(`current -> ${layout.currentDir()}`);
+  const file = join(layout.root, "config.toml");
+  if (existsSync(file)) out(`${file} already exists; leaving it`);
+  else {
+    // Owner-only: settings may name URLs with credentials (visor redacts them wherever it prints them).
+    writeFileAtomic(file, renderConfigToml(config), { mode: 0o600 });
+    out(`wrote ${file}`);
+  }
 }
 
 /**
@@ -87,8 +101,9 @@ export async function versionCommand(
   } else out(r.stdout.trim());
 }
 
-export function configCommand(config: VisorConfig): void {
-  out(redactUrls(describeConfig(config)));
+/** `config`: the settings as `cosmovisor config` prints them, or (`toml`) the config.toml init would write. */
+export function configCommand(config: VisorConfig, form: "text" | "toml"): void {
+  out(redactUrls(form === "toml" ? renderConfigToml(config) : describeConfig(config)));
 }
 
 /**
