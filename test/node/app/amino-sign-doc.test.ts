@@ -33,7 +33,11 @@ const BOB = "sdk1auprr60pt9xylp0dhntjc27lpjyh9f2yzuvsx4";
 const CAROL = "sdk1y3e92wwcckxrrakx9g7vtwvtw67qn4pc5cz4x8";
 const VALOPER = "sdkvaloper17adtec2t6g3qfata46zpp3ejqmsq7p903lj7e7";
 
-function pack<D extends DescMessage>(schema: D, init: MessageInitShape<D>, ns: "sdk" | "cosmos" = "sdk"): Any {
+function pack<D extends DescMessage>(
+  schema: D,
+  init: MessageInitShape<D>,
+  ns: "sdk" | "cosmos" = "sdk",
+): Any {
   const name = ns === "cosmos" ? schema.typeName.replace(/^sdk\./, "cosmos.") : schema.typeName;
   return create(AnySchema, { typeUrl: `/${name}`, value: toBinary(schema, create(schema, init)) });
 }
@@ -49,7 +53,11 @@ interface DocParts {
 
 /** The text the node verifies an amino JSON signature against. */
 function signText(p: DocParts): string {
-  const body = create(TxBodySchema, { messages: p.messages, memo: p.memo ?? "", timeoutHeight: p.timeoutHeight });
+  const body = create(TxBodySchema, {
+    messages: p.messages,
+    memo: p.memo ?? "",
+    timeoutHeight: p.timeoutHeight,
+  });
   const authInfo = create(AuthInfoSchema, {
     fee: p.fee ?? { amount: [{ denom: "stake", amount: "5000" }], gasLimit: 200000n },
   });
@@ -65,7 +73,11 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON sign bytes (the StdSignDoc a Ledger shows 
   it("a bank send: sorted keys, no spaces, amounts as strings, <, > and & escaped as the SDK does", () => {
     const text = signText({
       messages: [
-        pack(MsgSendSchema, { fromAddress: ALICE, toAddress: CAROL, amount: [{ denom: "stake", amount: "1000" }] }),
+        pack(MsgSendSchema, {
+          fromAddress: ALICE,
+          toAddress: CAROL,
+          amount: [{ denom: "stake", amount: "1000" }],
+        }),
       ],
       memo: "Ledger <test> & more",
     });
