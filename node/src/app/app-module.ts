@@ -1,4 +1,5 @@
 import type { DescFile } from "@bufbuild/protobuf";
+import type { AminoType } from "./amino-types.js";
 import type { Context } from "./context.js";
 import type { ModuleCliContext, ModuleCommand } from "./module-command.js";
 import type { ServiceRegistrar } from "./service-registrar.js";
@@ -17,6 +18,8 @@ export interface AppModule {
   readonly storeKeys: readonly string[];
   /** Proto files whose messages this module packs into Any or renders as JSON. */
   readonly protoFiles: readonly DescFile[];
+  /** Amino JSON of the module's messages (SIGN_MODE_LEGACY_AMINO_JSON): one entry a message or field type. */
+  readonly aminoTypes?: readonly AminoType[];
   defaultGenesis?(): unknown;
   /** Throws a clear error when the module's genesis section is unusable. */
   validateGenesis?(state: unknown): void;

@@ -12,11 +12,13 @@ import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import type { AminoType } from "./amino-types.js";
 import { type Namespace, toNamespace, typeUrlToSdk } from "./namespace.js";
 
 /** Resolves Any type URLs (under `/sdk.` or `/cosmos.`) to message descriptors, for packing and JSON. */
 export class TypeRegistry {
   readonly registry: MutableRegistry;
+  private readonly aminoTypes = new Map<string, AminoType>();
 
   constructor(files: readonly DescFile[]) {
     this.registry = createMutableRegistry(...files);
@@ -25,6 +27,18 @@ export class TypeRegistry {
   /** Modules add their files as the app is assembled. */
   add(files: readonly DescFile[]): void {
     for (const f of files) for (const t of nestedTypes(f)) this.registry.add(t);
+  }
+
+  /** Amino JSON names and field rules (SIGN_MODE_LEGACY_AMINO_JSON), one entry per type. */
+  addAmino(entries: readonly AminoType[]): void {
+    for (const e of entries) {
+      if (this.aminoTypes.has(e.typeName)) throw new Error(`amino JSON of ${e.typeName} is registered twice`);
+      this.aminoTypes.set(e.typeName, e);
+    }
+  }
+
+  aminoType(typeName: string): AminoType | undefined {
+    return this.aminoTypes.get(typeName);
   }
 
   resolve(typeUrl: string): { desc: DescMessage; namespace: Namespace } {

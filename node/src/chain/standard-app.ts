@@ -4,6 +4,8 @@ import { file_sdk_crypto_ed25519_keys } from "@chaind/proto/sdk/crypto/ed25519/k
 import { file_sdk_crypto_secp256k1_keys } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
 import { file_sdk_tx_v1beta1_tx } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { AddressCodec } from "../app/address-codec.js";
+import { BASE_AMINO_TYPES } from "../app/amino-base-types.js";
+import { AminoEncoder } from "../app/amino-types.js";
 import { App, type AppOptions } from "../app/app.js";
 import type { AppModule } from "../app/app-module.js";
 import { TypeRegistry } from "../app/type-registry.js";
@@ -97,11 +99,20 @@ export function assembleStandardApp(
     new GovModule(new GovKeeper(addresses, bank), staking, accounts, types, authority),
     ...extend(keepers),
   );
-  for (const m of modules) types.add(m.protoFiles);
+  types.addAmino(BASE_AMINO_TYPES);
+  for (const m of modules) {
+    types.add(m.protoFiles);
+    types.addAmino(m.aminoTypes ?? []);
+  }
   return {
     opts: { name: opts.name, version: opts.version, chainId: opts.chainId },
     modules,
-    anteHandler: createAnteHandler(accounts, bank, { minGasPrices: opts.minGasPrices }),
+    anteHandler: createAnteHandler(
+      accounts,
+      bank,
+      { minGasPrices: opts.minGasPrices },
+      new AminoEncoder(types),
+    ),
     types,
     keepers,
   };

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
+import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import { SimulateRequestSchema, SimulateResponseSchema } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import {
   type AuthInfo,
@@ -20,9 +21,10 @@ import type { TypeRegistry } from "../app/type-registry.js";
 import { chainAccount } from "../client/chain-account.js";
 import { CliError } from "../client/cli-error.js";
 import { keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
-import { directSignBytes, directSignerInfo } from "../client/direct-signing.js";
+import { directSignerInfo } from "../client/direct-signing.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
+import { cliSignBytes, type SignModeName, signModeOf, signModeOption } from "../client/sign-mode-option.js";
 import { ChainError } from "../errors/chain-error.js";
 
 function readTxFile(file: string, types: TypeRegistry): Tx {
@@ -88,6 +90,7 @@ interface SignArgs extends QueryArgs {
   "output-document"?: string;
   "keyring-backend"?: string;
   "keyring-dir"?: string;
+  "sign-mode": SignModeName;
 }
 
 /** `tx sign|broadcast|encode|decode|simulate`: the separate steps of generate, sign, broadcast, on files. */
@@ -95,7 +98,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
   const sign: CommandModule<QueryArgs, SignArgs> = {
     command: "sign <file>",
     describe:
-      "Sign a transaction generated with --generate-only (SIGN_MODE_DIRECT); with several signers, each signs the file in turn",
+      "Sign a transaction generated with --generate-only (--sign-mode direct or amino-json); with several signers, each signs the file in turn",
     builder: (y: Argv) =>
       y
         .options(queryOptions)
@@ -109,6 +112,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .option("account-number", { alias: "a", type: "number" })
         .option("sequence", { alias: "s", type: "number" })
         .option("output-document", { type: "string", describe: "write the signed tx here instead of stdout" })
+        .options(signModeOption)
         .options(keyringOptions) as never,
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
@@ -134,15 +138,16 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
 
       // SIGN_MODE_DIRECT signs the auth info, so it must list every signer (in the order of `signers`) before
       // anyone signs: this key's own info, then what the file holds, else what the chain knows of the others.
+      const mode = signModeOf(args["sign-mode"] ?? "direct");
       const before = tx.authInfo ?? create(AuthInfoSchema);
       const beforeBytes = toBinary(AuthInfoSchema, before);
       const complete = before.signerInfos.length === signers.length;
       const infos: SignerInfo[] = [];
       for (const [i, address] of signers.entries()) {
-        if (i === index) infos.push(directSignerInfo({ pubKey: key.pubKey, sequence: own.sequence }));
+        if (i === index) infos.push(directSignerInfo({ pubKey: key.pubKey, sequence: own.sequence }, mode));
         else if (complete) infos.push(before.signerInfos[i]);
-        else if (args.offline) infos.push(directSignerInfo({ sequence: 0n }));
-        else infos.push(directSignerInfo(await chainAccount(args, address)));
+        else if (args.offline) infos.push(directSignerInfo({ sequence: 0n }, mode));
+        else infos.push(directSignerInfo(await chainAccount(args, address), mode));
       }
       const authInfo: AuthInfo = { ...before, signerInfos: infos };
       // Signed in the namespace of the file, so the file's own type URLs are what the signature covers.
@@ -150,12 +155,26 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
       tx.authInfo = authInfo;
       const bodyBytes = toBinary(TxBodySchema, tx.body ?? create(TxBodySchema));
       const authInfoBytes = toBinary(AuthInfoSchema, authInfo);
-      // Earlier signatures cover the earlier auth info: they stay only if it did not change.
-      const kept = complete && Buffer.from(authInfoBytes).equals(beforeBytes);
+      // Earlier direct signatures cover the earlier auth info: they stay only if it did not change. An amino
+      // JSON signature covers the fee alone of it, which signing never changes.
+      const unchanged = complete && Buffer.from(authInfoBytes).equals(beforeBytes);
       const signed = (i: number) => (tx.signatures[i]?.length ?? 0) > 0;
-      const dropped = kept ? [] : signers.filter((_, i) => i !== index && signed(i));
-      const signatures = signers.map((_, i) => (kept && signed(i) ? tx.signatures[i] : new Uint8Array()));
-      signatures[index] = key.sign(directSignBytes(bodyBytes, authInfoBytes, chainId, own.accountNumber));
+      const aminoSigned = (i: number) => {
+        const m = infos[i].modeInfo?.sum;
+        return m?.case === "single" && m.value.mode === SignMode.LEGACY_AMINO_JSON;
+      };
+      const keeps = (i: number) => signed(i) && (unchanged || aminoSigned(i));
+      const dropped = signers.filter((_, i) => i !== index && signed(i) && !keeps(i));
+      const signatures = signers.map((_, i) => (keeps(i) ? tx.signatures[i] : new Uint8Array()));
+      signatures[index] = key.sign(
+        cliSignBytes(
+          mode,
+          bodyBytes,
+          authInfoBytes,
+          { chainId, accountNumber: own.accountNumber, sequence: own.sequence },
+          types,
+        ),
+      );
       tx.signatures = signatures;
       const out = `${JSON.stringify(txJson(tx, types))}\n`;
       if (args["output-document"]) writeFileSync(args["output-document"], out);

@@ -51,21 +51,25 @@ export function encodeBody(parts: UnsignedTxParts): Uint8Array {
   );
 }
 
-/** A SIGN_MODE_DIRECT signer info. */
-export function directSignerInfo(s: SignerInfoParts): SignerInfo {
+/** A signer info for one key signing in `mode` (SIGN_MODE_DIRECT unless said). */
+export function directSignerInfo(s: SignerInfoParts, mode: SignMode = SignMode.DIRECT): SignerInfo {
   return create(SignerInfoSchema, {
     publicKey: s.pubKey && secp256k1PubKeyAny(s.pubKey),
-    modeInfo: { sum: { case: "single", value: { mode: SignMode.DIRECT } } },
+    modeInfo: { sum: { case: "single", value: { mode } } },
     sequence: s.sequence,
   });
 }
 
 /** Signer infos in the order of the tx's signers (its messages' signers, then a fee payer). */
-export function encodeAuthInfo(parts: UnsignedTxParts, signers: readonly SignerInfoParts[]): Uint8Array {
+export function encodeAuthInfo(
+  parts: UnsignedTxParts,
+  signers: readonly SignerInfoParts[],
+  mode: SignMode = SignMode.DIRECT,
+): Uint8Array {
   return toBinary(
     AuthInfoSchema,
     create(AuthInfoSchema, {
-      signerInfos: signers.map(directSignerInfo),
+      signerInfos: signers.map((s) => directSignerInfo(s, mode)),
       fee: {
         amount: parts.fee.amount,
         gasLimit: parts.fee.gasLimit,

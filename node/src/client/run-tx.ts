@@ -15,16 +15,11 @@ import { ChainError } from "../errors/chain-error.js";
 import { type ChainAccount, chainAccount } from "./chain-account.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
-import {
-  encodeAuthInfo,
-  encodeBody,
-  type SignerInfoParts,
-  signTxDirect,
-  type UnsignedTxParts,
-} from "./direct-signing.js";
+import { encodeAuthInfo, encodeBody, type SignerInfoParts, type UnsignedTxParts } from "./direct-signing.js";
 import type { KeySigner } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
+import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
 import type { TxArgs } from "./tx-options.js";
 
 const WAIT_TIMEOUT_MS = 60_000;
@@ -135,13 +130,17 @@ export async function runTx(
 
   const chainId = args["chain-id"] || defaults.chainId || (await client.status()).node_info.network;
   const { accountNumber, sequence } = await accountOf(key.address);
-  const bytes = await signTxDirect(
-    parts,
-    [{ pubKey: key.pubKey, accountNumber, sequence, sign: (b) => key.sign!(b) }],
-    chainId,
+  const mode = signModeOf(args["sign-mode"] ?? "direct");
+  const bodyBytes = encodeBody(parts);
+  const authInfoBytes = encodeAuthInfo(parts, [{ pubKey: key.pubKey, sequence }], mode);
+  const signBytes = cliSignBytes(mode, bodyBytes, authInfoBytes, { chainId, accountNumber, sequence }, types);
+  const bytes = toBinary(
+    TxRawSchema,
+    create(TxRawSchema, { bodyBytes, authInfoBytes, signatures: [key.sign!(signBytes)] }),
   );
-  const mode = args["broadcast-mode"] ?? defaults.broadcastMode;
-  const res = mode === "async" ? await client.broadcastAsync(bytes) : await client.broadcastSync(bytes);
+  const broadcastMode = args["broadcast-mode"] ?? defaults.broadcastMode;
+  const res =
+    broadcastMode === "async" ? await client.broadcastAsync(bytes) : await client.broadcastSync(bytes);
   const txhash = Buffer.from(sha256(bytes)).toString("hex").toUpperCase();
   if (res.code !== 0)
     throw new CliError(`transaction ${txhash} rejected (code ${res.code}, ${res.codespace}): ${res.log}`);

@@ -1,6 +1,7 @@
 import { keyringOptions } from "./cli-keyring.js";
 import type { QueryArgs } from "./query-options.js";
 import { queryOptions } from "./query-options.js";
+import { type SignModeName, signModeOption } from "./sign-mode-option.js";
 
 /** Flags of every `chaind tx ...` command (Cosmos names). */
 export const txOptions = {
@@ -22,6 +23,7 @@ export const txOptions = {
   memo: { type: "string", default: "", describe: "memo of the transaction" },
   note: { type: "string", describe: "alias of --memo" },
   ...keyringOptions,
+  ...signModeOption,
   yes: {
     alias: "y",
     type: "boolean",
@@ -45,6 +47,7 @@ export interface TxArgs extends QueryArgs {
   note?: string;
   "keyring-backend"?: string;
   "keyring-dir"?: string;
+  "sign-mode": SignModeName;
   yes: boolean;
   "generate-only": boolean;
   "broadcast-mode"?: "sync" | "async";

@@ -1,7 +1,6 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
-import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
-import { SignDocSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import type { AminoEncoder } from "../../app/amino-types.js";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { parseDecCoins, requiredFee } from "../../app/dec-coins.js";
@@ -14,6 +13,7 @@ import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
+import { signBytesFor } from "./sign-mode-bytes.js";
 
 export const FEE_COLLECTOR = "fee_collector";
 const SECP256K1_PUBKEY = "sdk.crypto.secp256k1.PubKey";
@@ -34,7 +34,12 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
  * Cosmos' ante chain in its order: basic validity, timeout height, memo, size gas, fee deduction (and minimum
  * gas prices on CheckTx), public keys, signature count, signature gas, signatures and sequences, sequence + 1.
  */
-export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opts: AnteOptions): AnteHandler {
+export function createAnteHandler(
+  accounts: AccountKeeper,
+  bank: BankKeeper,
+  opts: AnteOptions,
+  amino: AminoEncoder,
+): AnteHandler {
   const minGasPrices = parseDecCoins(opts.minGasPrices);
   return async (ctx, tx, simulate) => {
     const params = await accounts.getParams(ctx);
@@ -178,16 +183,18 @@ export function createAnteHandler(accounts: AccountKeeper, bank: BankKeeper, opt
         );
       }
       if (!simulate) {
-        const mode = info.modeInfo?.sum.case === "single" ? info.modeInfo.sum.value.mode : undefined;
-        if (mode !== SignMode.DIRECT) throw err(SdkErrors.NotSupported, "only SIGN_MODE_DIRECT is supported");
-        const signDoc = create(SignDocSchema, {
-          bodyBytes: tx.raw.bodyBytes,
-          authInfoBytes: tx.raw.authInfoBytes,
-          chainId: ctx.block.chainId,
-          accountNumber: ctx.block.height === 0 ? 0n : acc.base.accountNumber,
-        });
+        const signBytes = signBytesFor(
+          info.modeInfo,
+          tx,
+          {
+            chainId: ctx.block.chainId,
+            accountNumber: ctx.block.height === 0 ? 0n : acc.base.accountNumber,
+            sequence: acc.base.sequence,
+          },
+          amino,
+        );
         const pub = fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
-        if (!verifySecp256k1(pub, toBinary(SignDocSchema, signDoc), tx.raw.signatures[i])) {
+        if (!verifySecp256k1(pub, signBytes, tx.raw.signatures[i])) {
           throw err(
             SdkErrors.Unauthorized,
             `signature verification failed; please verify account number (${acc.base.accountNumber}) and chain-id (${ctx.block.chainId})`,

@@ -10,6 +10,7 @@ import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
 import { FEE_COLLECTOR } from "./ante-handler.js";
+import { AUTH_AMINO_TYPES } from "./auth-amino.js";
 import { authQueryCommand } from "./auth-cli.js";
 import { authQueryServer } from "./auth-query-server.js";
 
@@ -18,6 +19,7 @@ export class AuthModule implements AppModule {
   readonly name = "auth";
   readonly consensusVersion = 5;
   readonly storeKeys = [AUTH_STORE];
+  readonly aminoTypes = AUTH_AMINO_TYPES;
   readonly protoFiles = [file_sdk_auth_v1beta1_auth, file_sdk_auth_v1beta1_query];
 
   constructor(

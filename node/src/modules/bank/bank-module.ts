@@ -10,6 +10,7 @@ import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.j
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
+import { BANK_AMINO_TYPES } from "./bank-amino.js";
 import { bankQueryCommand, bankTxCommand } from "./bank-cli.js";
 import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";
 import { bankMsgServer } from "./bank-msg-server.js";
@@ -20,6 +21,7 @@ export class BankModule implements AppModule {
   readonly name = "bank";
   readonly consensusVersion = 4;
   readonly storeKeys = [BANK_STORE];
+  readonly aminoTypes = BANK_AMINO_TYPES;
   readonly protoFiles = [file_sdk_bank_v1beta1_bank, file_sdk_bank_v1beta1_query, file_sdk_bank_v1beta1_tx];
 
   constructor(

@@ -19,6 +19,7 @@ import { toChainError } from "../../errors/chain-error.js";
 import { CacheMultiStore } from "../../store/cache-multi-store.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
+import { GOV_V1_AMINO_TYPES } from "./gov-amino.js";
 import { govQueryCommand, govTxCommand } from "./gov-cli.js";
 import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
 import { govMsgServer } from "./gov-msg-server.js";
@@ -34,6 +35,7 @@ export class GovModule implements AppModule {
   readonly name = "gov";
   readonly consensusVersion = 5;
   readonly storeKeys = [GOV_STORE];
+  readonly aminoTypes = GOV_V1_AMINO_TYPES;
   readonly protoFiles = [file_sdk_gov_v1_gov, file_sdk_gov_v1_query, file_sdk_gov_v1_tx];
   private registrar: ServiceRegistrar | null = null;
 

@@ -15,6 +15,7 @@ import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
+import { STAKING_AMINO_TYPES } from "./staking-amino.js";
 import { gentxCommand } from "./staking-cli.js";
 import { BONDED_POOL, defaultStakingParams, STAKING_STORE, type StakingKeeper } from "./staking-keeper.js";
 import { stakingMsgServer } from "./staking-msg-server.js";
@@ -25,6 +26,7 @@ export class StakingModule implements AppModule {
   readonly name = "staking";
   readonly consensusVersion = 4;
   readonly storeKeys = [STAKING_STORE];
+  readonly aminoTypes = STAKING_AMINO_TYPES;
   readonly protoFiles = [
     file_sdk_staking_v1beta1_staking,
     file_sdk_staking_v1beta1_query,

@@ -8,6 +8,7 @@ import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.j
 import { runMigrations } from "../../app/module-migrations.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import { deleteStore, renameStore } from "../../store/store-upgrades.js";
+import { UPGRADE_AMINO_TYPES } from "./upgrade-amino.js";
 import { upgradeQueryCommand, upgradeTxCommand } from "./upgrade-cli.js";
 import { UpgradeHaltError } from "./upgrade-halt.js";
 import type { StoreUpgrades, UpgradeRegistry } from "./upgrade-handlers.js";
@@ -39,6 +40,7 @@ export class UpgradeModule implements AppModule {
   readonly name = "upgrade";
   readonly consensusVersion = 3;
   readonly storeKeys = [UPGRADE_STORE];
+  readonly aminoTypes = UPGRADE_AMINO_TYPES;
   readonly protoFiles = [
     file_sdk_upgrade_v1beta1_upgrade,
     file_sdk_upgrade_v1beta1_query,

@@ -1,0 +1,54 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
+import { type ModeInfo, SignDocSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import { aminoSignBytes } from "../../app/amino-sign-doc.js";
+import type { AminoEncoder } from "../../app/amino-types.js";
+import type { DecodedTx } from "../../app/tx-decoder.js";
+import { ChainError } from "../../errors/chain-error.js";
+import { SdkErrors } from "../../errors/sdk-errors.js";
+
+/** The sign modes this node verifies; docs/CLIENTS.md lists them for wallet authors. */
+export const ACCEPTED_SIGN_MODES = "SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON";
+
+/** Which signer, on which chain: what a signature is bound to besides the tx. */
+export interface SignerData {
+  chainId: string;
+  accountNumber: bigint;
+  sequence: bigint;
+}
+
+/** The bytes one signer's signature must cover, in the mode its signer info names. */
+export function signBytesFor(
+  modeInfo: ModeInfo | undefined,
+  tx: DecodedTx,
+  signer: SignerData,
+  amino: AminoEncoder,
+): Uint8Array {
+  if (modeInfo?.sum.case !== "single")
+    throw ChainError.wrap(
+      SdkErrors.NotSupported,
+      `${modeInfo?.sum.case === "multi" ? "multisig" : "missing"} signer mode info; this node accepts ${ACCEPTED_SIGN_MODES}`,
+    );
+  const mode = modeInfo.sum.value.mode;
+  switch (mode) {
+    case SignMode.DIRECT:
+      return toBinary(
+        SignDocSchema,
+        create(SignDocSchema, {
+          bodyBytes: tx.raw.bodyBytes,
+          authInfoBytes: tx.raw.authInfoBytes,
+          chainId: signer.chainId,
+          accountNumber: signer.accountNumber,
+        }),
+      );
+    case SignMode.LEGACY_AMINO_JSON:
+      return aminoSignBytes(amino, tx.body, tx.authInfo, signer);
+    default: {
+      const name = SignMode[mode] ? `SIGN_MODE_${SignMode[mode]}` : `sign mode ${mode}`;
+      throw ChainError.wrap(
+        SdkErrors.NotSupported,
+        `${name} is not supported; this node accepts ${ACCEPTED_SIGN_MODES}`,
+      );
+    }
+  }
+}
