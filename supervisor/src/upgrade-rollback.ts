@@ -109,7 +109,13 @@ export async function rollbackUpgrade(
  * binary there (`visor add-upgrade <plan> <binary> --force`), or the marker removed, lets it run again.
  */
 export async function rolledBackReason(layout: VisorLayout, plan: { name: string }): Promise<string | null> {
-  const dir = layout.upgradeDir(plan.name);
+  let dir: string;
+  try {
+    dir = layout.upgradeDir(plan.name);
+  } catch {
+    // A name no folder can hold was never applied; the upgrade itself reports it (and records it).
+    return null;
+  }
   const marker = join(dir, ROLLED_BACK_MARKER);
   const bin = layout.binaryIn(dir);
   if (!existsSync(marker) || !existsSync(bin)) return null;
