@@ -186,6 +186,7 @@ export function restoreDataBackup(
     failedData = `${dataDir}.failed-${stamp}`;
     renameSync(dataDir, failedData);
   }
+  crashPoint("rollback");
   renameSync(staged, dataDir);
   deps.logger.info("data restored from backup", { backup: backupDir, failed_data: failedData ?? "none" });
   return { failedData };

@@ -9,6 +9,7 @@ import type { UpgradeTrial } from "./upgrade-trial.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
+import type { VisorMetrics } from "./visor-metrics.js";
 import type { StatusFile } from "./visor-status.js";
 
 /** In an upgrade folder whose binary was rolled back: that binary is not started again for the plan. */
@@ -27,6 +28,7 @@ export interface RollbackContext {
   layout: VisorLayout;
   status: StatusFile;
   notifier: UpgradeNotifier;
+  metrics: VisorMetrics | null;
   logger: Logger;
 }
 
@@ -94,6 +96,7 @@ export async function rollbackUpgrade(
       at,
     },
   });
+  ctx.metrics?.upgrades.inc({ result: "rolled_back" });
   const summary = `upgrade ${trial.plan} rolled back: ${reason}; data restored from ${trial.backup}, current -> ${relative(layout.root, previous)}`;
   ctx.notifier.notify("rolled_back", plan, {
     reason,

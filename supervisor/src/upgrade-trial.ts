@@ -20,7 +20,7 @@ export interface UpgradeTrial {
   started_at: string;
 }
 
-/** After the home's own height could not be read, the next read waits this long, doubling up to the cap. */
+/** The home's own height is read at most this often; after a failed read the wait doubles up to the cap. */
 const MIN_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
@@ -51,7 +51,8 @@ export class FirstBlockProbe {
       if (Date.now() < this.retryAt) return null;
       try {
         const home = await readHomeHeight(layout.config.home, layout.heightProbeDir);
-        this.retryAt = 0;
+        // A snapshot of the databases costs more than a question: at most one a second, whatever the poll.
+        this.retryAt = Date.now() + MIN_RETRY_MS;
         this.retryMs = MIN_RETRY_MS;
         return home.height > upgradeHeight ? home : null;
       } catch (e) {

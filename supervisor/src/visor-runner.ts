@@ -156,7 +156,10 @@ export class VisorRunner {
       (await rolledBackReason(this.layout, { name: trial.plan })) !== null ||
       (limit > 0 && trial.failures >= limit);
     if (!due) return;
-    const reason = `the new binary exited non-zero ${trial.failures} times before committing a block above height ${trial.height}`;
+    const reason =
+      limit > 0 && trial.failures >= limit
+        ? `the new binary exited non-zero ${trial.failures} times before committing a block above height ${trial.height}`
+        : "finishing a rollback that was cut short";
     throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
   }
 

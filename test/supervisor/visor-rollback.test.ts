@@ -191,6 +191,25 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(after).toEqual(before);
   });
 
+  it("a visor killed in the middle of a rollback (no data folder at all) finishes it at its next start", async () => {
+    await haltForV2();
+    const before = hashTree(join(h.home, "data"));
+    const killed = h.start(["start"], { FAKE_CRASH: "v2", VISOR_CRASH_AT: "rollback" });
+    await killed.exit();
+    expect((await killed.proc).signal).toBe("SIGKILL");
+    expect(existsSync(join(h.home, "data"))).toBe(false);
+    expect(existsSync(join(h.home, "data.rollback"))).toBe(true);
+
+    const next = h.start(["start"]);
+    expect(await next.exit()).toBe(70);
+    expect(next.output).not.toContain("starting daemon");
+    expect(next.output).toMatch(/Error: upgrade v2 rolled back: the new binary exited non-zero 3 times/);
+    expect(hashTree(join(h.home, "data"))).toEqual(before);
+    expect(existsSync(join(h.home, "data.rollback"))).toBe(false);
+    expect(current()).toBe("genesis");
+    expect(status().trial).toBeNull();
+  });
+
   it("with UNSAFE_SKIP_BACKUP there is nothing to restore: visor says so and exits with the daemon's status", async () => {
     await haltForV2();
     const v = h.start(["start"], { FAKE_CRASH: "v2", UNSAFE_SKIP_BACKUP: "true" });

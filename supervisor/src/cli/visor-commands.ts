@@ -251,6 +251,7 @@ export async function rollbackCommand(config: VisorConfig): Promise<void> {
         layout,
         status,
         notifier,
+        metrics: null,
         logger,
       }),
     );
