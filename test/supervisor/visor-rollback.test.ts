@@ -81,7 +81,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     };
 
     const v = h.start(["start"], env);
-    expect(await v.exit()).toBe(70);
+    expect(await v.exit(60_000)).toBe(70);
     expect(v.lines.filter((l) => /starting daemon/.test(l))).toHaveLength(3);
     expect(v.output.match(/panic: v2: store migration failed/g)).toHaveLength(3);
     const reason = v.lines.filter((l) => l.startsWith("Error: "));
@@ -195,13 +195,13 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     await haltForV2();
     const before = hashTree(join(h.home, "data"));
     const killed = h.start(["start"], { FAKE_CRASH: "v2", VISOR_CRASH_AT: "rollback" });
-    await killed.exit();
+    await killed.exit(60_000);
     expect((await killed.proc).signal).toBe("SIGKILL");
     expect(existsSync(join(h.home, "data"))).toBe(false);
     expect(existsSync(join(h.home, "data.rollback"))).toBe(true);
 
     const next = h.start(["start"]);
-    expect(await next.exit()).toBe(70);
+    expect(await next.exit(60_000)).toBe(70);
     expect(next.output).not.toContain("starting daemon");
     expect(next.output).toMatch(/Error: upgrade v2 rolled back: the new binary exited non-zero 3 times/);
     expect(hashTree(join(h.home, "data"))).toEqual(before);
@@ -213,7 +213,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
   it("with UNSAFE_SKIP_BACKUP there is nothing to restore: visor says so and exits with the daemon's status", async () => {
     await haltForV2();
     const v = h.start(["start"], { FAKE_CRASH: "v2", UNSAFE_SKIP_BACKUP: "true" });
-    expect(await v.exit()).toBe(2);
+    expect(await v.exit(60_000)).toBe(2);
     expect(v.output).toMatch(
       /before committing a block above height 5; cannot roll back: no data backup was made before the upgrade \(UNSAFE_SKIP_BACKUP=true\)/,
     );
