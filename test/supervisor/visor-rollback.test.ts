@@ -145,7 +145,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     fixed.proc.kill("SIGTERM");
     expect(await fixed.exit()).toBe(0);
     expect(eventsIn(events).at(-1)).toMatchObject({ event: "first_block", upgrade: "v2" });
-  });
+  }, 180_000);
 
   it("visor rollback by hand: refuses while nothing is on trial or the daemon runs; keeps the newer priv_validator_state.json", async () => {
     const pvs = join(h.home, "data", "priv_validator_state.json");
@@ -189,7 +189,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     after.delete("priv_validator_state.json");
     before.delete("priv_validator_state.json");
     expect(after).toEqual(before);
-  });
+  }, 180_000);
 
   it("a visor killed in the middle of a rollback (no data folder at all) finishes it at its next start", async () => {
     await haltForV2();
