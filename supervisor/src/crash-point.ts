@@ -10,7 +10,8 @@ export type CrashPoint =
   | "extract"
   | "marker"
   | "switch"
-  | "pre-upgrade";
+  | "pre-upgrade"
+  | "rollback";
 
 export function crashPoint(point: CrashPoint): void {
   if (process.env.VISOR_CRASH_AT === point) process.kill(process.pid, "SIGKILL");

@@ -36,6 +36,47 @@ function walk(dir: string, base = dir, out: Entry[] = []): Entry[] {
 }
 
 /**
+ * Copies `entries` of `from` into `to`: immutable LevelDB tables hard-linked (copied across file systems), the
+ * rest copied; then checks every file's size (but logs', which LevelDB may still append to).
+ */
+function cloneEntries(
+  entries: Entry[],
+  from: string,
+  to: string,
+  onFile?: (index: number) => void,
+): { linked: number; copied: number } {
+  let linked = 0;
+  let copied = 0;
+  for (const [i, e] of entries.entries()) {
+    onFile?.(i);
+    const src = join(from, e.rel);
+    const dst = join(to, e.rel);
+    mkdirSync(join(dst, ".."), { recursive: true });
+    if (IMMUTABLE.test(e.rel)) {
+      try {
+        linkSync(src, dst);
+        linked++;
+        continue;
+      } catch (err) {
+        if (
+          (err as NodeJS.ErrnoException).code !== "EXDEV" &&
+          (err as NodeJS.ErrnoException).code !== "EPERM"
+        )
+          throw err;
+      }
+    }
+    copyFileSync(src, dst);
+    copied++;
+  }
+  mkdirSync(to, { recursive: true });
+  const copy = new Map(walk(to).map((e) => [e.rel, e.size]));
+  for (const e of entries)
+    if (copy.get(e.rel) !== e.size && !e.rel.endsWith(".log") && !e.rel.startsWith("LOG"))
+      throw new Error(`${e.rel}: copy has ${copy.get(e.rel) ?? "no"} bytes, source ${e.size}`);
+  return { linked, copied };
+}
+
+/**
  * Backs up `<home>/data` to `<backupRoot>/data-backup-<time>`: immutable LevelDB tables are hard-linked (so the
  * time does not grow with the data), everything else is copied; across file systems everything is copied.
  * The copy is checked file by file (names and sizes) before it is renamed into place, and only the newest
@@ -67,31 +108,9 @@ export function backupData(
       `backup of ${dataDir} failed: not enough disk space: ${lack}; free some, or set UNSAFE_SKIP_BACKUP=true`,
     );
   try {
-    for (const [i, e] of entries.entries()) {
+    ({ linked, copied } = cloneEntries(entries, dataDir, tmp, (i) => {
       if (i === entries.length >> 1) crashPoint("backup");
-      const src = join(dataDir, e.rel);
-      const dst = join(tmp, e.rel);
-      mkdirSync(join(dst, ".."), { recursive: true });
-      if (IMMUTABLE.test(e.rel)) {
-        try {
-          linkSync(src, dst);
-          linked++;
-          continue;
-        } catch (err) {
-          if (
-            (err as NodeJS.ErrnoException).code !== "EXDEV" &&
-            (err as NodeJS.ErrnoException).code !== "EPERM"
-          )
-            throw err;
-        }
-      }
-      copyFileSync(src, dst);
-      copied++;
-    }
-    const copy = new Map(walk(tmp).map((e) => [e.rel, e.size]));
-    for (const e of entries)
-      if (copy.get(e.rel) !== e.size && !e.rel.endsWith(".log") && !e.rel.startsWith("LOG"))
-        throw new Error(`${e.rel}: copy has ${copy.get(e.rel) ?? "no"} bytes, source ${e.size}`);
+    }));
     renameSync(tmp, dir);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
@@ -120,4 +139,55 @@ function rotateBackups(root: string, keep: number, deps: { logger: Logger }): vo
     rmSync(join(root, old), { recursive: true, force: true });
     deps.logger.info("removed old backup", { dir: join(root, old) });
   }
+}
+
+/**
+ * Files of the data folder a restore keeps as the failed binary left them: CometBFT's record of the last height
+ * and round it signed only ever moves forward; an older one would let the validator sign that height twice.
+ */
+const KEPT_ON_RESTORE = ["priv_validator_state.json"];
+
+/**
+ * Puts a backup back as `dataDir`: the backup is cloned (tables hard-linked, so the backup itself stays intact
+ * while the node writes) into `<dataDir>.rollback`, then the data folder is set aside as
+ * `<dataDir>.failed-<time>` and the clone renamed into its place. Safe to repeat after a crash: a complete clone
+ * is used again, a partial one made again. Answers where the set-aside folder went (null when there was none).
+ */
+export function restoreDataBackup(
+  backupDir: string,
+  dataDir: string,
+  opts: { now?: Date },
+  deps: { logger: Logger },
+): { failedData: string | null } {
+  const staged = `${dataDir}.rollback`;
+  const partial = `${staged}.partial`;
+  if (!existsSync(staged)) {
+    rmSync(partial, { recursive: true, force: true });
+    const entries = walk(backupDir);
+    const parent = join(dataDir, "..");
+    const sameDisk = statSync(backupDir).dev === statSync(parent).dev;
+    const needed = entries.reduce((n, e) => n + (sameDisk && IMMUTABLE.test(e.rel) ? 0 : e.size), 0);
+    const lack = lackOfSpace(parent, needed);
+    if (lack)
+      throw new VisorError("ROLLBACK", `restoring ${backupDir} failed: not enough disk space: ${lack}`);
+    try {
+      cloneEntries(entries, backupDir, partial);
+      renameSync(partial, staged);
+    } catch (e) {
+      rmSync(partial, { recursive: true, force: true });
+      throw new VisorError("ROLLBACK", `restoring ${backupDir} failed: ${(e as Error).message}`);
+    }
+  }
+  let failedData: string | null = null;
+  if (existsSync(dataDir)) {
+    for (const f of KEPT_ON_RESTORE)
+      if (existsSync(join(dataDir, f))) copyFileSync(join(dataDir, f), join(staged, f));
+    const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, "-");
+    failedData = `${dataDir}.failed-${stamp}`;
+    renameSync(dataDir, failedData);
+  }
+  crashPoint("rollback");
+  renameSync(staged, dataDir);
+  deps.logger.info("data restored from backup", { backup: backupDir, failed_data: failedData ?? "none" });
+  return { failedData };
 }

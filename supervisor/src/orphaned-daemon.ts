@@ -26,26 +26,38 @@ async function gone(pid: number, ms: number): Promise<boolean> {
 }
 
 /**
+ * The pid of the daemon a visor recorded in the status file, if it still runs that binary (read from /proc, so a
+ * reused pid is not taken for it); null otherwise.
+ */
+export function recordedDaemon(status: VisorStatus | null): number | null {
+  const pid = status?.child_pid;
+  const binary = status?.running_binary;
+  if (!pid || !binary) return null;
+  let command: string;
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return null;
+  }
+  return command.includes(binary) && alive(pid) ? pid : null;
+}
+
+/**
  * A visor killed with SIGKILL (the OOM killer, `systemctl kill -s KILL`, a power-cut of the supervisor alone)
  * leaves its daemon running, and a second daemon on the same home would fail on the locked database. Before
  * launching anything, visor stops the daemon the last visor recorded in the status file: SIGTERM, then SIGKILL
- * after `graceMs`. The pid must still run the recorded binary (read from /proc), so a reused pid is left alone.
+ * after `graceMs`.
  */
 export async function stopOrphanedDaemon(
   previous: VisorStatus | null,
   deps: { logger: Logger; graceMs: number },
 ): Promise<void> {
-  const pid = previous?.child_pid;
-  const binary = previous?.running_binary;
-  if (!pid || !binary) return;
-  let command: string;
-  try {
-    command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-  } catch {
-    return;
-  }
-  if (!command.includes(binary)) return;
-  deps.logger.warn("a daemon started by an earlier visor still runs: stopping it first", { pid, binary });
+  const pid = recordedDaemon(previous);
+  if (pid === null) return;
+  deps.logger.warn("a daemon started by an earlier visor still runs: stopping it first", {
+    pid,
+    binary: previous?.running_binary,
+  });
   process.kill(pid, "SIGTERM");
   if (await gone(pid, deps.graceMs)) return;
   deps.logger.warn("the earlier daemon did not stop in time: killing it", { pid });

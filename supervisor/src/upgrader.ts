@@ -1,13 +1,15 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
+import { readSource } from "./artifact-source.js";
 import { crashPoint } from "./crash-point.js";
 import { backupData } from "./data-backup.js";
 import { downloadProgress } from "./download-progress.js";
 import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
 import { ensureUpgradeBinary } from "./upgrade-binary.js";
 import type { UpgradePlan } from "./upgrade-info.js";
+import type { UpgradeNotifier } from "./upgrade-notifier.js";
 import type { VisorConfig } from "./visor-config.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
@@ -28,12 +30,14 @@ const PRE_UPGRADE_PENDING = ".pre-upgrade-pending";
 export async function finishPreUpgrade(
   layout: VisorLayout,
   config: VisorConfig,
-  deps: { logger: Logger },
+  deps: { logger: Logger; notifier: UpgradeNotifier },
 ): Promise<void> {
   const pending = join(layout.currentDir(), PRE_UPGRADE_PENDING);
   if (!existsSync(pending)) return;
   await runPreUpgrade(layout.currentBinary(), config, deps);
   rmSync(pending, { force: true });
+  const plan = layout.currentPlan();
+  if (plan) deps.notifier.notify("pre_upgrade_done", plan, { binary: layout.currentBinary() });
 }
 
 /**
@@ -48,12 +52,14 @@ export async function applyUpgrade(
     layout: VisorLayout;
     status: StatusFile;
     metrics: VisorMetrics | null;
+    notifier: UpgradeNotifier;
     logger: Logger;
   },
 ): Promise<void> {
-  const { config, layout, status, logger } = ctx;
+  const { config, layout, status, logger, notifier } = ctx;
   const started = performance.now();
   logger.info("upgrade detected", { plan: plan.name, height: plan.height });
+  notifier.notify("detected", plan, { info: plan.info });
   status.update({ pending_plan: plan });
   try {
     crashPoint("detected");
@@ -61,9 +67,12 @@ export async function applyUpgrade(
       logger.info("waiting before the upgrade (DAEMON_RESTART_DELAY)", { ms: config.restartDelayMs });
       await new Promise((r) => setTimeout(r, config.restartDelayMs));
     }
-    if (!config.unsafeSkipBackup)
-      backupData(layout.dataDir, config.dataBackupDir, { keep: config.backupKeep }, { logger });
+    const backup = config.unsafeSkipBackup
+      ? null
+      : backupData(layout.dataDir, config.dataBackupDir, { keep: config.backupKeep }, { logger }).dir;
     await runCustomPreUpgrade(plan, config, { logger });
+    const dir = layout.upgradeDir(plan.name);
+    const fetchedBefore = readSource(dir)?.fetched_at;
     const bin = await ensureUpgradeBinary(plan, layout, config, {
       logger,
       onProgress: downloadProgress(process.stderr, {
@@ -72,14 +81,39 @@ export async function applyUpgrade(
         onBytes: (got) => ctx.metrics?.downloadedBytes.set(got),
       }),
     });
-    const dir = layout.upgradeDir(plan.name);
+    const source = readSource(dir);
+    // ensureUpgradeBinary returns only a binary it verified, or one the operator installed (no new record).
+    if (source && source.fetched_at !== fetchedBefore) {
+      notifier.notify("downloaded", plan, { url: source.artifact.shown, bytes_sha256: source.sha256 });
+      notifier.notify("verified", plan, {
+        checksum: source.artifact.checksum,
+        binary_sha256: source.binary_sha256 ?? null,
+        signed: config.trustedKeys.length > 0,
+      });
+    }
     // 0600, where cosmovisor leaves it 0644: Plan.info may carry credentials, and upgrades/ is open to all.
     writeFileAtomic(join(dir, "upgrade-info.json"), JSON.stringify(plan), { mode: 0o600 });
     writeFileSync(join(dir, PRE_UPGRADE_PENDING), "");
     crashPoint("marker");
+    const previous = relative(layout.root, layout.currentDir());
+    // Before the switch: from then on, the new binary's failures before its first block count towards a rollback.
+    status.update({
+      trial: layout.pointsAtCurrent(dir)
+        ? null
+        : {
+            plan: plan.name,
+            height: plan.height,
+            previous,
+            backup,
+            failures: 0,
+            last_exit: null,
+            started_at: new Date().toISOString(),
+          },
+    });
     layout.switchTo(dir);
     logger.info("switched current binary", { plan: plan.name, binary: bin });
-    await finishPreUpgrade(layout, config, { logger });
+    notifier.notify("switched", plan, { binary: bin, previous, backup });
+    await finishPreUpgrade(layout, config, { logger, notifier });
     const ms = Math.round(performance.now() - started);
     status.update({
       pending_plan: null,
@@ -102,6 +136,7 @@ export async function applyUpgrade(
       },
     });
     ctx.metrics?.upgrades.inc({ result: "failed" });
+    notifier.notify("failed", plan, { step: "upgrade", error: (e as Error).message });
     throw e;
   }
 }

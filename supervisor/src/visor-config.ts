@@ -226,6 +226,24 @@ export const VISOR_SETTINGS = defineTable({
       defaultText: `${DEFAULT_MAX_DOWNLOAD_BYTES} (2 GiB)`,
       doc: "the most one artifact download may hold; a larger Content-Length is refused before the body is read, and a stream is cut as soon as it passes the limit",
     }),
+    rollbackAfterFailures: setting({
+      name: "VISOR_ROLLBACK_AFTER_FAILURES",
+      type: envWholeNumber(0),
+      default: 3,
+      doc: "the new binary exiting non-zero this many times before it commits a block above the upgrade height rolls the upgrade back: the pre-upgrade backup is restored, `current` points back, visor exits 70 ([Rollback](#rollback)); 0: never, the daemon's failure is visor's at once",
+    }),
+    notifyCommand: setting({
+      name: "VISOR_NOTIFY_CMD",
+      type: envText,
+      default: "",
+      doc: "a program and its arguments (split at spaces, run without a shell) given a JSON event on stdin at each step of an upgrade ([Notifications](#notifications))",
+    }),
+    notifyTimeoutMs: setting({
+      name: "VISOR_NOTIFY_TIMEOUT",
+      type: envGoDuration({ positive: true }),
+      default: 10_000,
+      doc: "a notification command still running after this is killed",
+    }),
   },
 });
 

@@ -14,7 +14,9 @@ export type VisorErrorCode =
   | "BACKUP"
   | "SIGNATURE"
   | "NODE_API"
-  | "HOME_HEIGHT";
+  | "HOME_HEIGHT"
+  | "ROLLBACK"
+  | "ROLLED_BACK";
 
 /**
  * A message names URLs with their credentials redacted: it ends up in logs, on the console and in
@@ -28,4 +30,16 @@ export class VisorError extends Error {
     super(redactUrls(message));
     this.name = "VisorError";
   }
+}
+
+/**
+ * visor's exit status after it rolled an upgrade back, or refused to start because an upgrade was rolled back:
+ * apart from 1 (visor's errors) and what daemons exit with (Cosmos 1, Go panics 2, chaind's halt 3), so a
+ * service manager can stop restarting it (systemd: RestartPreventExitStatus=70).
+ */
+export const ROLLED_BACK_EXIT_STATUS = 70;
+
+/** The exit status for a failure: {@link ROLLED_BACK_EXIT_STATUS} for a rollback, 1 for everything else. */
+export function exitStatusOf(e: unknown): number {
+  return e instanceof VisorError && e.code === "ROLLED_BACK" ? ROLLED_BACK_EXIT_STATUS : 1;
 }

@@ -11,7 +11,7 @@ export class VisorMetrics {
   readonly registry = new Registry();
   readonly upgrades = new Counter({
     name: "visor_upgrades_total",
-    help: "Upgrades attempted, by result",
+    help: "Upgrades attempted, by result (ok, failed, rolled_back)",
     labelNames: ["result"],
     registers: [this.registry],
   });

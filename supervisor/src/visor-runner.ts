@@ -9,8 +9,12 @@ import { Prefetcher } from "./prefetcher.js";
 import { skipHeightsOf } from "./skip-heights.js";
 import { cleanStaging } from "./upgrade-binary.js";
 import { readUpgradeInfo, type UpgradePlan } from "./upgrade-info.js";
+import { UpgradeNotifier } from "./upgrade-notifier.js";
+import { rollbackUnderWay, rollbackUpgrade, rolledBackReason } from "./upgrade-rollback.js";
+import { FirstBlockProbe, type UpgradeTrial } from "./upgrade-trial.js";
 import { applyUpgrade, finishPreUpgrade, samePlanName } from "./upgrader.js";
 import type { VisorConfig } from "./visor-config.js";
+import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
 import { StatusFile } from "./visor-status.js";
@@ -32,6 +36,7 @@ export class VisorRunner {
   private readonly api: NodeApi;
   private readonly batch: BatchFeed;
   private readonly skipHeights: Set<number>;
+  private readonly notifier: UpgradeNotifier;
 
   constructor(
     private readonly config: VisorConfig,
@@ -43,6 +48,10 @@ export class VisorRunner {
     this.api = NodeApi.forHome(config, deps);
     this.batch = new BatchFeed({ layout, api: this.api, logger: deps.logger });
     this.skipHeights = skipHeightsOf(args);
+    this.notifier = new UpgradeNotifier(
+      { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs },
+      deps,
+    );
   }
 
   /** Runs until the daemon stops for good; answers visor's exit status. */
@@ -71,22 +80,26 @@ export class VisorRunner {
       graceMs: Math.max(this.config.shutdownGraceMs, 10_000),
     });
     try {
+      await this.finishRollback();
       for (;;) {
         if (this.stopping) return SIGNAL_CODES[this.stopping] ?? 1;
         const due = this.pendingUpgrade();
         if (due) {
+          const rolledBack = await rolledBackReason(this.layout, due);
+          if (rolledBack) throw new VisorError("ROLLED_BACK", rolledBack);
           await applyUpgrade(due, {
             ...this.deps,
             config: this.config,
             layout: this.layout,
             status: this.status,
+            notifier: this.notifier,
           });
           if (!this.config.restartAfterUpgrade) {
             this.deps.logger.info("upgrade done; not restarting (DAEMON_RESTART_AFTER_UPGRADE=false)");
             return 0;
           }
         }
-        await finishPreUpgrade(this.layout, this.config, this.deps);
+        await finishPreUpgrade(this.layout, this.config, { ...this.deps, notifier: this.notifier });
         // A signal that came while no daemon ran (during an upgrade) ends visor here, not the next daemon.
         if (this.stopping) return SIGNAL_CODES[this.stopping] ?? 1;
         const outcome = await this.runChild();
@@ -94,6 +107,11 @@ export class VisorRunner {
         if (outcome.kind === "exit") {
           if (outcome.code === 0) return 0;
           if (!this.pendingUpgrade()) {
+            const trial = this.status.current.trial;
+            if (trial && this.config.rollbackAfterFailures > 0) {
+              if (await this.failedOnTrial(trial, outcome.code)) continue;
+              return outcome.code;
+            }
             this.deps.logger.error("daemon exited with an error and no upgrade is due", {
               code: outcome.code,
             });
@@ -104,7 +122,87 @@ export class VisorRunner {
     } finally {
       for (const s of signals) process.off(s, forward);
       this.api.close();
+      await this.notifier.drain();
     }
+  }
+
+  /** The upgrade's new binary committed a block above the upgrade height: the upgrade is no longer on trial. */
+  private confirmed(trial: UpgradeTrial, seen: { height: number; from: string }): void {
+    this.status.update({ trial: null });
+    this.deps.logger.info("first block after the upgrade", { plan: trial.plan, ...seen });
+    this.notifier.notify("first_block", { name: trial.plan, height: trial.height }, seen);
+  }
+
+  private rollbackContext() {
+    return {
+      ...this.deps,
+      config: this.config,
+      layout: this.layout,
+      status: this.status,
+      notifier: this.notifier,
+    };
+  }
+
+  /**
+   * A rollback that was due or under way when the last visor stopped (killed between its steps, or after
+   * counting the last failure) is finished before anything runs.
+   */
+  private async finishRollback(): Promise<void> {
+    const trial = this.status.current.trial;
+    if (!trial?.backup) return;
+    const limit = this.config.rollbackAfterFailures;
+    const due =
+      rollbackUnderWay(this.layout) ||
+      (await rolledBackReason(this.layout, { name: trial.plan })) !== null ||
+      (limit > 0 && trial.failures >= limit);
+    if (!due) return;
+    const reason =
+      limit > 0 && trial.failures >= limit
+        ? `the new binary exited non-zero ${trial.failures} times before committing a block above height ${trial.height}`
+        : "finishing a rollback that was cut short";
+    throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
+  }
+
+  /**
+   * The new binary exited non-zero before its first block. Answers true to start it again; at the
+   * VISOR_ROLLBACK_AFTER_FAILURES-th failure rolls the upgrade back (and throws), or, with no backup to restore,
+   * says why it cannot and answers false.
+   */
+  private async failedOnTrial(trial: UpgradeTrial, code: number): Promise<boolean> {
+    // It may have committed its first block after the last look: then this is an ordinary failure.
+    const seen = await new FirstBlockProbe({
+      ...this.deps,
+      layout: this.layout,
+      api: this.api,
+      upgradeHeight: trial.height,
+    }).above();
+    if (seen) {
+      this.confirmed(trial, seen);
+      this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
+      return false;
+    }
+    const limit = this.config.rollbackAfterFailures;
+    const failures = trial.failures + 1;
+    this.status.update({ trial: { ...trial, failures, last_exit: code } });
+    const plan = { name: trial.plan, height: trial.height };
+    this.notifier.notify("failed", plan, { step: "first_block", exit_status: code, failures, limit });
+    if (failures < limit) {
+      this.deps.logger.warn("the new binary exited with an error before its first block: starting it again", {
+        plan: trial.plan,
+        code,
+        failure: `${failures} of ${limit}`,
+      });
+      return true;
+    }
+    const reason = `the new binary exited non-zero ${failures} times (last status ${code}) before committing a block above height ${trial.height}`;
+    if (!trial.backup) {
+      this.deps.logger.error(
+        `${reason}; cannot roll back: no data backup was made before the upgrade (UNSAFE_SKIP_BACKUP=true)`,
+        { plan: trial.plan },
+      );
+      return false;
+    }
+    throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
   }
 
   /** The plan in upgrade-info.json when `current` does not run it yet and its height is not skipped. */
@@ -145,6 +243,16 @@ export class VisorRunner {
       child_pid: child.pid ?? null,
       current_upgrade: this.layout.currentPlan()?.name ?? null,
     });
+    const trial = this.status.current.trial;
+    if (trial)
+      this.notifier.notify(
+        "restarted",
+        { name: trial.plan, height: trial.height },
+        { binary: bin, pid: child.pid ?? null, attempt: trial.failures + 1 },
+      );
+    const probe = trial
+      ? new FirstBlockProbe({ ...this.deps, layout: this.layout, api: this.api, upgradeHeight: trial.height })
+      : null;
 
     return new Promise<ChildOutcome>((resolve) => {
       let settled = false;
@@ -174,9 +282,15 @@ export class VisorRunner {
       watcher?.on("all", (_event, path) => {
         if (path.endsWith("upgrade-info.json")) check();
       });
+      const confirm = async () => {
+        const seen = await probe?.above();
+        const open = this.status.current.trial;
+        if (seen && trial && open?.plan === trial.plan) this.confirmed(trial, seen);
+      };
       timers.push(
         setInterval(() => {
           check();
+          if (probe && this.status.current.trial) void confirm();
           // Batch upgrades are due at a height: asked as often as the file is polled, so they are not late.
           if (existsSync(this.layout.batchFile))
             void this.batch

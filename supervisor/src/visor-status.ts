@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { UpgradePlan } from "./upgrade-info.js";
+import type { UpgradeTrial } from "./upgrade-trial.js";
 import { redactUrls } from "./url-redaction.js";
 
 export interface VisorStatus {
@@ -12,10 +13,23 @@ export interface VisorStatus {
   last_upgrade: {
     plan: string;
     height: number;
-    result: "ok" | "failed";
+    result: "ok" | "failed" | "rolled_back";
     error?: string;
     at: string;
     ms: number;
+  } | null;
+  /** The last upgrade, while its new binary has not yet committed a block above the upgrade height. */
+  trial: UpgradeTrial | null;
+  /** The last upgrade rolled back, and why. */
+  last_rollback: {
+    plan: string;
+    height: number;
+    reason: string;
+    backup: string;
+    /** The data folder as the failed binary left it, set aside. */
+    failed_data: string | null;
+    current: string;
+    at: string;
   } | null;
   updated_at: string;
 }
@@ -29,6 +43,8 @@ export class StatusFile {
     pending_plan: null,
     prefetch: null,
     last_upgrade: null,
+    trial: null,
+    last_rollback: null,
     updated_at: new Date().toISOString(),
   };
 
@@ -39,6 +55,8 @@ export class StatusFile {
     try {
       this.previous = JSON.parse(readFileSync(path, "utf8")) as VisorStatus;
       this.status.last_upgrade = this.previous.last_upgrade ?? null;
+      this.status.trial = this.previous.trial ?? null;
+      this.status.last_rollback = this.previous.last_rollback ?? null;
     } catch {
       this.previous = null;
     }

@@ -2,7 +2,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { redactUrls } from "../url-redaction.js";
 import { configuredSettings, type LoadOptions, loadVisorConfig, type VisorConfig } from "../visor-config.js";
-import { VisorError } from "../visor-error.js";
+import { exitStatusOf, VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
 import { VisorMetrics } from "../visor-metrics.js";
@@ -14,6 +14,7 @@ import {
   configCommand,
   initCommand,
   prepareUpgradeCommand,
+  rollbackCommand,
   showUpgradeInfoCommand,
   statusCommand,
   versionCommand,
@@ -121,6 +122,12 @@ async function main(args: string[]): Promise<number> {
       () => {},
       () => statusCommand(cfg()),
     )
+    .command(
+      "rollback",
+      "Undo the last upgrade while its new binary has committed no block: restore the data backup, point current back",
+      () => {},
+      () => rollbackCommand(cfg()),
+    )
     .demandCommand(1, "a command is required; see --help")
     .strict()
     .help()
@@ -139,6 +146,6 @@ main(hideBin(process.argv)).then(
     const expected = e instanceof VisorError;
     const text = expected ? e.message : `unexpected error: ${(e as Error).stack ?? e}`;
     process.stderr.write(`Error: ${redactUrls(text)}\n`);
-    process.exitCode = 1;
+    process.exitCode = exitStatusOf(e);
   },
 );

@@ -17,13 +17,17 @@ import { readBatch } from "../batch-feed.js";
 import { describeConfig, renderConfigToml } from "../cosmovisor-config-file.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
+import { recordedDaemon } from "../orphaned-daemon.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
+import { UpgradeNotifier } from "../upgrade-notifier.js";
+import { rollbackUpgrade } from "../upgrade-rollback.js";
 import { redactUrls } from "../url-redaction.js";
 import type { VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
+import { StatusFile } from "../visor-status.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
 
@@ -222,4 +226,51 @@ export function statusCommand(config: VisorConfig): void {
       ),
     ),
   );
+}
+
+/**
+ * `rollback`: what visor does by itself after VISOR_ROLLBACK_AFTER_FAILURES failures, by hand. Only an upgrade
+ * whose new binary has committed no block above the upgrade height (still on trial), and only while no daemon
+ * runs on the home.
+ */
+export async function rollbackCommand(config: VisorConfig): Promise<void> {
+  const layout = new VisorLayout(config);
+  const status = new StatusFile(layout.statusFile);
+  const pid = recordedDaemon(status.previous);
+  if (pid !== null)
+    throw new VisorError(
+      "ROLLBACK",
+      `the daemon (pid ${pid}) still runs on ${config.home}: stop visor first, then run visor rollback`,
+    );
+  const trial = status.current.trial;
+  if (!trial) {
+    const last = status.current.last_upgrade;
+    throw new VisorError(
+      "ROLLBACK",
+      last?.result === "ok"
+        ? `nothing to roll back: upgrade ${last.plan} has committed a block above height ${last.height}; restoring its backup now would drop those blocks`
+        : last?.result === "rolled_back"
+          ? `nothing to roll back: upgrade ${last.plan} was already rolled back`
+          : "nothing to roll back: visor has not switched to a new binary that is still waiting for its first block",
+    );
+  }
+  const logger = visorLogger(config);
+  const notifier = new UpgradeNotifier(
+    { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs },
+    { logger },
+  );
+  try {
+    out(
+      await rollbackUpgrade(trial, "rolled back by hand (visor rollback)", {
+        config,
+        layout,
+        status,
+        notifier,
+        metrics: null,
+        logger,
+      }),
+    );
+  } finally {
+    await notifier.drain();
+  }
 }
