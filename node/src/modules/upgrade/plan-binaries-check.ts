@@ -8,13 +8,13 @@ import { parsePlanDocument, planInfoSource, validatePlanInfo } from "@chaind/cor
 import { PlanInfoError } from "@chaind/core/plan-info-error";
 
 /** A release binary or archive past this is refused: the check holds each download in memory. */
-export const MAX_CHECKED_DOWNLOAD_BYTES = 512 * 1024 ** 2;
+const MAX_CHECKED_DOWNLOAD_BYTES = 512 * 1024 ** 2;
 /** A plan-info document is a few lines of JSON. */
 const MAX_DOCUMENT_BYTES = 1024 ** 2;
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
 /** A daemon name as cosmovisor uses it: one file name, the one in `bin/` of each upgrade folder. */
-export function validateDaemonName(name: string): void {
+function validateDaemonName(name: string): void {
   if (!name || name === "." || name === ".." || /[/\\\0]/.test(name))
     throw new PlanInfoError(
       "PLAN_INFO",
