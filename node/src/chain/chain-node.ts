@@ -86,7 +86,7 @@ export class ChainNode {
       if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
       if (store.latestHeight === 0) await app.initChain(genesis);
       const blocks = new BlockStore(store);
-      const mempool = new Mempool(nodeConfig.mempool, { app });
+      const mempool = new Mempool(nodeConfig.mempool, { app, logger: deps.logger.child("mempool") });
       const producer = new BlockProducer(
         {
           chainId: genesis.chain_id,

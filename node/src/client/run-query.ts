@@ -1,6 +1,7 @@
 import type { Registry } from "@bufbuild/protobuf";
 import {
   create,
+  createRegistry,
   type DescMessage,
   type DescMethod,
   fromBinary,
@@ -8,10 +9,9 @@ import {
   type MessageInitShape,
   type MessageShape,
   toBinary,
-  toJson,
 } from "@bufbuild/protobuf";
 import { NodeCallError, NodeRpcClient } from "@chaind/core/comet-rpc-client";
-import { PROTO_JSON_WRITE } from "../app/proto-json.js";
+import { gatewayJson } from "../server/rest/gateway-json.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults, type QueryArgs } from "./query-options.js";
 
@@ -39,15 +39,17 @@ export async function runQuery<I extends DescMessage, O extends DescMessage>(
   }
 }
 
-/** Prints a message as Cosmos does: protojson for `-o json`, an indented key: value form for text. */
+/**
+ * Prints a message as Cosmos does: its JSON codec's output for `-o json` (the gateway's: unset messages as
+ * null, a non-nullable time as the zero time), that as YAML for text.
+ */
 export function printMessage(
   args: { output?: string; home: string },
   schema: DescMessage,
   msg: Message,
   registry?: Registry,
 ): void {
-  const json = toJson(schema, msg, { ...PROTO_JSON_WRITE, registry });
-  printJson(args, json);
+  printJson(args, gatewayJson(schema, msg, registry ?? createRegistry()));
 }
 
 export function printJson(args: { output?: string; home: string }, json: unknown): void {
@@ -55,6 +57,7 @@ export function printJson(args: { output?: string; home: string }, json: unknown
   process.stdout.write(output === "json" ? `${JSON.stringify(json)}\n` : `${toText(json, "")}\n`);
 }
 
+/** Text output as Cosmos prints it: its JSON turned into YAML, keys sorted, scalars quoted where YAML needs. */
 function toText(v: unknown, indent: string): string {
   if (v === null || v === undefined) return "null";
   if (Array.isArray(v)) {
@@ -62,15 +65,38 @@ function toText(v: unknown, indent: string): string {
     return v.map((item) => `\n${indent}- ${toText(item, `${indent}  `).replace(/^\n\s*/, "")}`).join("");
   }
   if (typeof v === "object") {
-    const entries = Object.entries(v as Record<string, unknown>);
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
     if (entries.length === 0) return "{}";
     return entries
       .map(([k, val]) => {
         const rendered = toText(val, `${indent}  `);
-        return `\n${indent}${k}:${rendered.startsWith("\n") ? "" : " "}${rendered}`;
+        return `\n${indent}${yamlString(k)}:${rendered.startsWith("\n") ? "" : " "}${rendered}`;
       })
       .join("")
       .replace(/^\n/, indent === "" ? "" : "\n");
   }
-  return typeof v === "string" && (v === "" || /[:#\n]/.test(v)) ? JSON.stringify(v) : String(v);
+  return typeof v === "string" ? yamlString(v) : String(v);
+}
+
+/**
+ * A string as Go's YAML encoder writes it: in double quotes when YAML would read it as something else (an
+ * int64's "100", a bool, null, a time) or it holds control characters, in single quotes when its first
+ * character or a ": " would break the syntax ('@type'), plain otherwise.
+ */
+function yamlString(s: string): string {
+  const otherType =
+    s === "" ||
+    /^[-+]?(\.?\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|0x[0-9a-fA-F_]+|0b[01_]+|\.(inf|Inf|INF)|\.(nan|NaN|NAN))$/.test(
+      s,
+    ) ||
+    /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/.test(
+      s,
+    ) ||
+    /^\d{4}-\d\d?-\d\d?([Tt ]|$)/.test(s);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
+  if (otherType || /[\u0000-\u001f\u007f]/.test(s)) return JSON.stringify(s);
+  if (/^[\s\-?:,[\]{}#&*!|>'"%@`]|\s$|: |:$| #/.test(s)) return `'${s.replaceAll("'", "''")}'`;
+  return s;
 }

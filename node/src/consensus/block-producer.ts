@@ -218,8 +218,7 @@ export class BlockProducer {
       { height, txResults: result.txResults, events: result.events },
       txHashes,
     );
-    const { appHash } = await app.commit(ops);
-    await mempool.update(txs);
+    const { appHash } = await mempool.update(txs, () => app.commit(ops));
     const ms = Math.round(performance.now() - started);
     this.deps.logger.info("committed block", {
       height,

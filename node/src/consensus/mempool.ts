@@ -1,6 +1,8 @@
-import { toHex } from "@chaind/core/hex";
+import { toHex, toHexUpper } from "@chaind/core/hex";
+import type { Logger } from "@chaind/core/logger";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
+import { AsyncLock } from "../app/async-lock.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -16,15 +18,20 @@ interface Entry {
   key: string;
 }
 
-/** Transactions that passed CheckTx, in arrival order, waiting for a block. */
+/**
+ * Transactions that passed CheckTx, in arrival order, waiting for a block. As CometBFT's mempool: a lock keeps
+ * CheckTx out while a block commits and the rest are rechecked, so no tx is checked against a check state that
+ * has lost the txs still waiting.
+ */
 export class Mempool {
   private entries: Entry[] = [];
   private keys = new Set<string>();
   private totalBytes = 0;
+  private readonly lock = new AsyncLock();
 
   constructor(
     private readonly opts: MempoolOptions,
-    private readonly deps: { app: App },
+    private readonly deps: { app: App; logger: Logger },
   ) {}
 
   get size(): number {
@@ -33,6 +40,11 @@ export class Mempool {
 
   get bytes(): number {
     return this.totalBytes;
+  }
+
+  /** The oldest `limit` txs waiting, for RPC `unconfirmed_txs`. */
+  txs(limit: number): Uint8Array[] {
+    return this.entries.slice(0, limit).map((e) => e.bytes);
   }
 
   async add(tx: Uint8Array): Promise<TxResult> {
@@ -46,24 +58,21 @@ export class Mempool {
       );
     }
     const key = toHex(sha256(tx));
-    if (this.keys.has(key))
-      return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
-    if (this.entries.length >= this.opts.size || this.totalBytes + tx.length > this.opts.maxTxsBytes) {
-      return reject(
-        ChainError.wrap(
-          SdkErrors.MempoolIsFull,
-          `mempool is full: number of txs ${this.entries.length} (max: ${this.opts.size})`,
-        ),
-      );
-    }
-    const result = await this.deps.app.checkTx(tx);
-    // Another add of the same tx may have finished while CheckTx ran.
-    if (result.code === 0 && !this.keys.has(key)) {
-      this.entries.push({ bytes: tx, key });
-      this.keys.add(key);
-      this.totalBytes += tx.length;
-    }
-    return result;
+    return this.lock.run(async () => {
+      if (this.keys.has(key))
+        return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
+      if (this.entries.length >= this.opts.size || this.totalBytes + tx.length > this.opts.maxTxsBytes) {
+        return reject(
+          ChainError.wrap(
+            SdkErrors.MempoolIsFull,
+            `mempool is full: number of txs ${this.entries.length} (max: ${this.opts.size})`,
+          ),
+        );
+      }
+      const result = await this.deps.app.checkTx(tx);
+      if (result.code === 0) this.keep({ bytes: tx, key });
+      return result;
+    });
   }
 
   /** The oldest txs that fit a block. */
@@ -79,10 +88,19 @@ export class Mempool {
   }
 
   /**
-   * After a commit: drop the included txs and re-run CheckTx on the rest against the new state, so a tx
-   * whose sequence went stale leaves the pool instead of failing in every later block.
+   * Commits a block (`commit` resets the App's check state to the committed state) and, before any new tx is
+   * checked, drops the included txs and re-runs CheckTx on the rest in arrival order, evicting those the block
+   * made invalid. The work is bounded by the mempool's size limits.
    */
-  async update(committed: readonly Uint8Array[]): Promise<void> {
+  update<T>(committed: readonly Uint8Array[], commit: () => Promise<T>): Promise<T> {
+    return this.lock.run(async () => {
+      const result = await commit();
+      await this.recheck(committed);
+      return result;
+    });
+  }
+
+  private async recheck(committed: readonly Uint8Array[]): Promise<void> {
     const done = new Set(committed.map((tx) => toHex(sha256(tx))));
     const rest = this.entries.filter((e) => !done.has(e.key));
     this.entries = [];
@@ -90,10 +108,22 @@ export class Mempool {
     this.totalBytes = 0;
     for (const e of rest) {
       const r = await this.deps.app.checkTx(e.bytes);
-      if (r.code !== 0 || this.keys.has(e.key)) continue;
-      this.entries.push(e);
-      this.keys.add(e.key);
-      this.totalBytes += e.bytes.length;
+      if (r.code === 0) {
+        this.keep(e);
+        continue;
+      }
+      this.deps.logger.info("evicted tx from mempool on recheck", {
+        hash: toHexUpper(sha256(e.bytes)),
+        code: r.code,
+        codespace: r.codespace,
+        log: r.log,
+      });
     }
+  }
+
+  private keep(e: Entry): void {
+    this.entries.push(e);
+    this.keys.add(e.key);
+    this.totalBytes += e.bytes.length;
   }
 }

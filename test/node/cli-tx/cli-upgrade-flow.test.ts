@@ -318,8 +318,27 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     );
     expect(voted.exitCode, voted.stderr).toBe(0);
     await node.waitFor(/proposal tallied .*result=proposal_passed/, 20_000);
-    const plan = JSON.parse((await cli("query", "upgrade", "plan", "-o", "json")).stdout);
-    expect(plan).toMatchObject({ name: "v2", height: String(height), info });
+    // Spec 2.1, exactly: time as Go's zero time and upgraded_client_state null; text is Cosmos' YAML (sorted
+    // keys, the int64 quoted).
+    expect((await cli("query", "upgrade", "plan", "-o", "json")).stdout).toBe(
+      `${JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: String(height), info, upgraded_client_state: null })}`,
+    );
+    expect((await cli("query", "upgrade", "plan", "-o", "text")).stdout).toBe(
+      `height: "${height}"\ninfo: '${info}'\nname: v2\ntime: "0001-01-01T00:00:00Z"\nupgraded_client_state: null`,
+    );
+    const api = (await node.waitFor(/\bapi listening address=(\S+)/))[1];
+    const rest = await (await fetch(`${api}/cosmos/upgrade/v1beta1/current_plan`)).text();
+    expect(rest).toBe(
+      JSON.stringify({
+        plan: {
+          name: "v2",
+          time: "0001-01-01T00:00:00Z",
+          height: String(height),
+          info,
+          upgraded_client_state: null,
+        },
+      }),
+    );
     const versions = JSON.parse(
       (await cli("query", "upgrade", "module_versions", "gov", "-o", "json")).stdout,
     );

@@ -114,6 +114,7 @@ describe("CometBFT-compatible JSON-RPC", () => {
       "status",
       "tx",
       "tx_search",
+      "unconfirmed_txs",
       "validators",
     ]);
   });

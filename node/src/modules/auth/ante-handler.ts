@@ -14,6 +14,7 @@ import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
 import { signBytesFor } from "./sign-mode-bytes.js";
+import { chargeFeeDeductionGas, SIMULATED_SIGNATURE_BYTES, simulatedPubKey } from "./simulation-stand-ins.js";
 
 export const FEE_COLLECTOR = "fee_collector";
 const SECP256K1_PUBKEY = "sdk.crypto.secp256k1.PubKey";
@@ -94,6 +95,13 @@ export function createAnteHandler(
 
     // ConsumeGasForTxSize
     ctx.gasMeter.consume(Number(params.txSizeCostPerByte) * tx.bytes.length, "txSize");
+    if (simulate) {
+      // The signatures delivery will carry: one placeholder's bytes for each one missing here.
+      for (let i = 0; i < signers.length; i++) {
+        if ((tx.raw.signatures[i]?.length ?? 0) > 0) continue;
+        ctx.gasMeter.consume(Number(params.txSizeCostPerByte) * SIMULATED_SIGNATURE_BYTES, "txSize");
+      }
+    }
 
     // DeductFee
     if (!simulate && ctx.block.height > 0 && gasLimit === 0n)
@@ -116,10 +124,10 @@ export function createAnteHandler(
     const payer = accounts.addresses.toString(payerAddr);
     if (!(await accounts.hasAccount(ctx, payerAddr)))
       throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
-    if (!feeCoins.isEmpty) {
-      await accounts.moduleAccount(ctx, FEE_COLLECTOR);
+    const deductFee = async (c: Context, coins: Coins) => {
+      await accounts.moduleAccount(c, FEE_COLLECTOR);
       try {
-        await bank.sendCoinsFromAccountToModule(ctx, payerAddr, FEE_COLLECTOR, feeCoins);
+        await bank.sendCoinsFromAccountToModule(c, payerAddr, FEE_COLLECTOR, coins);
       } catch (e) {
         if (e instanceof ChainError && e.abciCode === SdkErrors.InsufficientFunds.code) {
           const detail = e.message.replace(/: insufficient funds$/, "");
@@ -127,7 +135,9 @@ export function createAnteHandler(
         }
         throw e;
       }
-    }
+    };
+    if (!feeCoins.isEmpty) await deductFee(ctx, feeCoins);
+    else if (simulate) await chargeFeeDeductionGas(ctx, minGasPrices, deductFee);
     ctx.events.emit("tx", { fee: feeCoins.toString(), fee_payer: payer });
 
     // SetPubKey, ValidateSigCount, SigGasConsume, SigVerification, IncrementSequence
@@ -143,14 +153,18 @@ export function createAnteHandler(
       const acc = await accounts.getAccount(ctx, addr);
       if (!acc) throw err(SdkErrors.UnknownAddress, `account ${signer} does not exist`);
       const info = tx.authInfo.signerInfos[i];
-      if (info.publicKey) {
-        if (typeUrlToSdk(info.publicKey.typeUrl).name !== SECP256K1_PUBKEY) {
-          throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${info.publicKey.typeUrl}`);
+      // Simulating without a key for a keyless account: store a placeholder, as delivery will store the key.
+      const publicKey =
+        info.publicKey ??
+        (simulate && !acc.base.pubKey?.value.length ? simulatedPubKey(`/${SECP256K1_PUBKEY}`) : undefined);
+      if (publicKey) {
+        if (typeUrlToSdk(publicKey.typeUrl).name !== SECP256K1_PUBKEY) {
+          throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${publicKey.typeUrl}`);
         }
-        const pk = fromBinary(PubKeySchema, info.publicKey.value);
+        const pk = fromBinary(PubKeySchema, publicKey.value);
         if (pk.key.length !== 33)
           throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
-        if (hex(addressFromPubKey(pk.key)) !== hex(addr)) {
+        if (info.publicKey && hex(addressFromPubKey(pk.key)) !== hex(addr)) {
           throw err(
             SdkErrors.InvalidPubKey,
             `pubKey does not match signer address ${signer} with signer index: ${i}`,
@@ -165,7 +179,7 @@ export function createAnteHandler(
           throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
         }
         if (!existing || existing.value.length === 0) {
-          acc.base.pubKey = { ...info.publicKey, typeUrl: `/${SECP256K1_PUBKEY}` };
+          acc.base.pubKey = { ...publicKey, typeUrl: `/${SECP256K1_PUBKEY}` };
         }
       } else if (!acc.base.pubKey && !simulate) {
         throw err(SdkErrors.InvalidPubKey, `pubkey on account ${signer} is not set`);

@@ -18,6 +18,7 @@ import { nodeClient, printJson, printMessage, runQuery } from "../../client/run-
 import { runTx } from "../../client/run-tx.js";
 import { type TxArgs, txOptions } from "../../client/tx-options.js";
 import { moduleAddress } from "../../crypto/address.js";
+import { checkPlanBinaries } from "./plan-binaries-check.js";
 
 interface ProposalArgs extends TxArgs {
   title: string;
@@ -32,6 +33,7 @@ interface SoftwareUpgradeArgs extends ProposalArgs {
   "upgrade-info": string;
   "checksum-required": boolean;
   validate: boolean;
+  "daemon-name"?: string;
   "safety-delta": number;
 }
 
@@ -99,6 +101,11 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
                 default: true,
                 describe: "check --upgrade-info (--no-validate skips it)",
               })
+              .option("daemon-name", {
+                type: "string",
+                describe:
+                  "download every binary of --upgrade-info, check its checksum and that it is (or its archive holds bin/) this executable",
+              })
               .option("safety-delta", {
                 type: "number",
                 default: 60,
@@ -108,13 +115,7 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             const a = args as unknown as SoftwareUpgradeArgs;
             if (!Number.isSafeInteger(a["upgrade-height"]) || a["upgrade-height"] <= 0)
               throw new CliError("--upgrade-height must be a positive integer");
-            if (a.validate && a["upgrade-info"]) {
-              try {
-                validatePlanInfo(a["upgrade-info"], { requireChecksum: a["checksum-required"] });
-              } catch (e) {
-                throw new CliError(`--upgrade-info: ${(e as Error).message}`);
-              }
-            }
+            if (a.validate) await checkUpgradeInfo(a);
             await warnIfTooSoon(a);
             const inner = types.pack(
               MsgSoftwareUpgradeSchema,
@@ -142,6 +143,22 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
         .demandCommand(1) as never,
     handler: () => {},
   };
+}
+
+/**
+ * As Cosmos' software-upgrade before it sends (unless --no-validate): blank info is refused with its words;
+ * JSON or a document URL must be what a supervisor can use; with --daemon-name the binaries are fetched too.
+ */
+async function checkUpgradeInfo(a: SoftwareUpgradeArgs): Promise<void> {
+  const info = a["upgrade-info"];
+  if (info.trim() === "") throw new CliError("--upgrade-info: plan info must not be blank");
+  try {
+    const daemonName = a["daemon-name"];
+    if (daemonName === undefined) validatePlanInfo(info, { requireChecksum: a["checksum-required"] });
+    else await checkPlanBinaries(info, { daemonName, requireChecksum: a["checksum-required"] });
+  } catch (e) {
+    throw new CliError(`--upgrade-info: ${(e as Error).message}`);
+  }
 }
 
 /**

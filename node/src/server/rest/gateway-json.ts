@@ -8,11 +8,13 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import { unsetMessageJson } from "../../app/zero-timestamps.js";
 
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an
  * unset message field (`{"plan": null}`) and for empty bytes (`"next_key": null`), as gogoproto's JSON
- * prints Go's nil values, where protobuf-es leaves the field out or prints ""; an Any's "@type" comes first.
+ * prints Go's nil values, where protobuf-es leaves the field out or prints ""; a non-nullable time prints the
+ * zero time; keys in field order, an Any's "@type" first.
  */
 export function gatewayJson(desc: DescMessage, message: Message, registry: Registry): JsonValue {
   const json = toJson(desc, message, { ...PROTO_JSON_WRITE, registry });
@@ -45,7 +47,7 @@ function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void
       if (v === "" && !f.oneof) json[f.name] = null;
     } else if (f.fieldKind === "message") {
       if (v === undefined) {
-        if (!f.oneof) json[f.name] = null;
+        if (!f.oneof) json[f.name] = unsetMessageJson(f);
       } else fillNulls(f.message, v, registry);
     } else if (f.fieldKind === "list" && f.listKind === "message" && Array.isArray(v)) {
       for (const item of v) fillNulls(f.message, item, registry);
@@ -53,4 +55,16 @@ function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void
       for (const item of Object.values(v)) fillNulls(f.message, item, registry);
     }
   }
+  inFieldOrder(desc, json);
+}
+
+/** Keys in the order of the message's fields, as Go's JSON prints a struct; the nulls filled in go in place. */
+function inFieldOrder(desc: DescMessage, json: JsonObject): void {
+  const order = new Map(desc.fields.map((f, i) => [f.name, i]));
+  const entries = Object.entries(json);
+  const rank = (k: string) => order.get(k) ?? (k === "@type" ? -1 : order.size);
+  const sorted = [...entries].sort(([a], [b]) => rank(a) - rank(b));
+  if (sorted.every(([k], i) => k === entries[i][0])) return;
+  for (const [k] of entries) delete json[k];
+  for (const [k, v] of sorted) json[k] = v;
 }

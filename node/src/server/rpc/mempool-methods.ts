@@ -5,9 +5,9 @@ import type { BlockProducer, CommittedBlock } from "../../consensus/block-produc
 import { base64, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
-import { bytesParam } from "./rpc-params.js";
+import { bytesParam, optInt } from "./rpc-params.js";
 
-/** `broadcast_tx_async`, `_sync` and `_commit`, and `num_unconfirmed_txs`: txs into the mempool. */
+/** `broadcast_tx_async`, `_sync` and `_commit`: txs into the mempool; `unconfirmed_txs` and its count: what waits. */
 export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
   const { mempool, producer } = node;
   return {
@@ -51,6 +51,20 @@ export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
           tx_result: txResultJson(result),
           hash: hexUpper(hash),
           height: String(height),
+        };
+      },
+    },
+    unconfirmed_txs: {
+      params: ["limit"],
+      run: async (p) => {
+        // CometBFT's per-page rule: 30 when absent or below 1, at most 100.
+        const requested = optInt(p, "limit") ?? 30;
+        const txs = mempool.txs(requested < 1 ? 30 : Math.min(requested, 100));
+        return {
+          n_txs: String(txs.length),
+          total: String(mempool.size),
+          total_bytes: String(mempool.bytes),
+          txs: txs.map(base64),
         };
       },
     },
