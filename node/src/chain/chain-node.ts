@@ -32,6 +32,9 @@ export interface ChainNodeOptions {
   config?: HomeConfig;
 }
 
+/** The one validator of the embedded producer always holds all the (unit) voting power. */
+export const EMBEDDED_VOTING_POWER = 1n;
+
 /** A running node: state, app, mempool and the block producer, assembled from a home folder. */
 export class ChainNode {
   private constructor(
@@ -85,7 +88,7 @@ export class ChainNode {
       );
       if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
       if (store.latestHeight === 0) await app.initChain(genesis);
-      const blocks = new BlockStore(store);
+      const blocks = await BlockStore.open(store);
       const mempool = new Mempool(nodeConfig.mempool, { app });
       const producer = new BlockProducer(
         {
@@ -142,7 +145,7 @@ export class ChainNode {
 
   /** The embedded validator's voting power, as RPC reports it. */
   votingPower(): bigint {
-    return 1n;
+    return EMBEDDED_VOTING_POWER;
   }
 
   /** Produces blocks until stopped or halted; settles with the reason. */
