@@ -32,6 +32,11 @@ export interface ChainNodeOptions {
   config?: HomeConfig;
 }
 
+/** The app's protocol version as the last committed block left it (0 before the first block). */
+export async function storedAppVersion(store: StateStore): Promise<number> {
+  return store.latestHeight > 0 ? Number(await readProtocolVersion(store)) : 0;
+}
+
 /** The one validator of the embedded producer always holds all the (unit) voting power. */
 export const EMBEDDED_VOTING_POWER = 1n;
 
@@ -86,7 +91,7 @@ export class ChainNode {
         { ...assembly, opts: { ...assembly.opts, simulation, queryGasLimit: appConfig.queryGasLimit } },
         { store, logger: deps.logger.child("app") },
       );
-      if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
+      app.appVersion = await storedAppVersion(store);
       if (store.latestHeight === 0) await app.initChain(genesis);
       const blocks = await BlockStore.open(store);
       const mempool = new Mempool(nodeConfig.mempool, { app });

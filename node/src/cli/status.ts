@@ -1,9 +1,9 @@
 import type { CommandModule } from "yargs";
-import { type HomeStatus, readHomeStatus } from "../chain/home-status.js";
 import { CliError } from "../client/cli-error.js";
 import { type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
 import type { GlobalArgs } from "./global-options.js";
+import { type HomeStatus, readHomeStatus } from "./home-status.js";
 
 /**
  * `chaind status`: the node's CometBFT status. Without `--node`, a home whose node is stopped answers from its

@@ -1,16 +1,15 @@
 import { existsSync } from "node:fs";
 import { silentLogger } from "@chaind/core/logger";
+import { EMBEDDED_VOTING_POWER, storedAppVersion } from "../chain/chain-node.js";
 import { readGenesis } from "../config/genesis.js";
 import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockStore } from "../consensus/block-store.js";
-import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
 import { cometStatus } from "../server/rpc/status-methods.js";
 import { PRUNING_NOTHING } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import { StoreLockedError } from "../store/store-errors.js";
-import { EMBEDDED_VOTING_POWER } from "./chain-node.js";
 
 /** What `status` answers, read from a home whose node is not running. */
 export type HomeStatus =
@@ -40,7 +39,7 @@ export async function readHomeStatus(home: string): Promise<HomeStatus> {
   }
   try {
     const blocks = await BlockStore.open(store);
-    const appVersion = store.latestHeight > 0 ? Number(await readProtocolVersion(store)) : 0;
+    const appVersion = await storedAppVersion(store);
     const status = await cometStatus({
       blocks,
       appVersion,
