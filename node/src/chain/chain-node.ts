@@ -32,6 +32,14 @@ export interface ChainNodeOptions {
   config?: HomeConfig;
 }
 
+/** The app's protocol version as the last committed block left it (0 before the first block). */
+export async function storedAppVersion(store: StateStore): Promise<number> {
+  return store.latestHeight > 0 ? Number(await readProtocolVersion(store)) : 0;
+}
+
+/** The one validator of the embedded producer always holds all the (unit) voting power. */
+export const EMBEDDED_VOTING_POWER = 1n;
+
 /** A running node: state, app, mempool and the block producer, assembled from a home folder. */
 export class ChainNode {
   private constructor(
@@ -83,9 +91,9 @@ export class ChainNode {
         { ...assembly, opts: { ...assembly.opts, simulation, queryGasLimit: appConfig.queryGasLimit } },
         { store, logger: deps.logger.child("app") },
       );
-      if (store.latestHeight > 0) app.appVersion = Number(await readProtocolVersion(store));
+      app.appVersion = await storedAppVersion(store);
       if (store.latestHeight === 0) await app.initChain(genesis);
-      const blocks = new BlockStore(store);
+      const blocks = await BlockStore.open(store);
       const mempool = new Mempool(nodeConfig.mempool, { app, logger: deps.logger.child("mempool") });
       const producer = new BlockProducer(
         {
@@ -142,7 +150,7 @@ export class ChainNode {
 
   /** The embedded validator's voting power, as RPC reports it. */
   votingPower(): bigint {
-    return 1n;
+    return EMBEDDED_VOTING_POWER;
   }
 
   /** Produces blocks until stopped or halted; settles with the reason. */

@@ -62,17 +62,3 @@ export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, Glob
     handler: () => {},
   };
 }
-
-/** `chaind status`: the node's CometBFT status. */
-export const statusCommand: CommandModule<GlobalArgs, QueryArgs> = {
-  command: "status",
-  describe: "Query remote node for status",
-  builder: (y) => y.options(queryOptions) as never,
-  handler: async (a) => {
-    try {
-      printJson({ ...a, output: a.output ?? "json" }, await nodeClient(a).status());
-    } catch (e) {
-      throw new CliError((e as Error).message);
-    }
-  },
-};

@@ -18,6 +18,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "./block-store.js";
+import { crashPoint } from "./crash-point.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";
 import type { ValidatorSigner } from "./validator-signer.js";
@@ -126,9 +127,12 @@ export class BlockProducer {
   private async run(): Promise<StopReason> {
     try {
       while (this.running) {
-        await this.sleep(this.opts.timeoutCommitMs);
-        if (!this.running) break;
-        if (!this.opts.createEmptyBlocks && this.deps.mempool.size === 0) continue;
+        // A block saved but never applied (a halt or crash in it) runs first, without waiting for txs.
+        if (this.deps.blocks.unappliedHeight === undefined) {
+          await this.sleep(this.opts.timeoutCommitMs);
+          if (!this.running) break;
+          if (!this.opts.createEmptyBlocks && this.deps.mempool.size === 0) continue;
+        }
         const committed = await this.produce();
         for (const l of this.listeners) l(committed);
         const halt = this.haltCheck(committed);
@@ -142,9 +146,52 @@ export class BlockProducer {
     }
   }
 
-  /** Makes, executes and commits the next block. */
+  /**
+   * Executes and commits the next block: the saved one the app has not applied yet, if there is one, else a new
+   * block, which is saved before the app runs it (as CometBFT does), so a halt or crash inside it leaves it
+   * stored and the next start runs exactly that block again.
+   */
   async produce(): Promise<CommittedBlock> {
     const started = performance.now();
+    const { app, blocks, mempool } = this.deps;
+    const unapplied = blocks.unappliedHeight;
+    let block: Block;
+    let hash: Uint8Array;
+    if (unapplied === undefined) {
+      ({ block, hash } = await this.saveNewBlock());
+    } else {
+      const meta = await blocks.meta(unapplied);
+      const stored = await blocks.block(unapplied);
+      if (!meta || !stored) throw new Error(`saved block ${unapplied} cannot be read back`);
+      this.deps.logger.info("executing saved block", { height: unapplied });
+      block = stored;
+      hash = meta.blockId!.hash;
+    }
+    const header = block.header!;
+    const height = Number(header.height);
+    const txs = block.data?.txs ?? [];
+    const time = new Date(Number(header.time!.seconds) * 1000 + Math.floor(header.time!.nanos / 1e6));
+    crashPoint("block-saved");
+    const result = await app.finalizeBlock({ height, time, txs, proposerAddress: header.proposerAddress });
+    crashPoint("block-executed");
+    const ops = blocks.ops(
+      { height, txResults: result.txResults, events: result.events },
+      txs.map((t) => sha256(t)),
+    );
+    const { appHash } = await mempool.update(txs, () => app.commit(ops));
+    const ms = Math.round(performance.now() - started);
+    this.deps.logger.info("committed block", {
+      height,
+      txs: txs.length,
+      app_hash: toHexUpper(appHash),
+      block_hash: toHexUpper(hash),
+      ms,
+    });
+    return { height, block, hash, txResults: result.txResults, appHash, ms };
+  }
+
+  /** Makes the next block from the mempool and saves it; everything in it is known before execution. */
+  private async saveNewBlock(): Promise<{ block: Block; hash: Uint8Array }> {
     const { app, blocks, mempool, signer } = this.deps;
     const height = blocks.height + 1;
     const prev = height > 1 ? await blocks.meta(height - 1) : undefined;
@@ -154,8 +201,6 @@ export class BlockProducer {
     const time = new Date(Math.max(Date.now(), prevTime + 1));
     const txs = mempool.reap(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
     const prevAppHash = app.info().lastBlockAppHash;
-
-    const result = await app.finalizeBlock({ height, time, txs, proposerAddress: signer.address });
 
     const lastBlockId =
       prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
@@ -211,22 +256,7 @@ export class BlockProducer {
       header,
       numTxs: BigInt(txs.length),
     });
-    const txHashes = txs.map((t) => sha256(t));
-    const ops = blocks.ops(
-      block,
-      meta,
-      { height, txResults: result.txResults, events: result.events },
-      txHashes,
-    );
-    const { appHash } = await mempool.update(txs, () => app.commit(ops));
-    const ms = Math.round(performance.now() - started);
-    this.deps.logger.info("committed block", {
-      height,
-      txs: txs.length,
-      app_hash: toHexUpper(appHash),
-      block_hash: toHexUpper(hash),
-      ms,
-    });
-    return { height, block, hash, txResults: result.txResults, appHash, ms };
+    await blocks.save(block, meta);
+    return { block, hash };
   }
 }

@@ -22,25 +22,62 @@ function decodeLocation(b: Uint8Array): TxLocation {
 }
 
 /**
- * Blocks, their metas, results and the tx-hash index, kept in the state store's LevelDB and written in the
- * same batch as the block's state, so a crash never separates a block from its state.
+ * Blocks, their metas, results and the tx-hash index, kept in the state store's LevelDB. As in CometBFT, a
+ * block is saved before the app executes it; its results and indexes are written in the same batch as its
+ * state. So the store holds at most one block the app has not applied (after a halt or a crash in it), and the
+ * node hands that block to the app again before making a new one.
  */
 export class BlockStore {
-  constructor(private readonly store: StateStore) {}
+  private constructor(
+    private readonly store: StateStore,
+    private saved: number,
+  ) {}
 
-  get height(): number {
-    return this.store.latestHeight;
+  /** Finds the last saved block: the committed height, or one above it when that block was never applied. */
+  static async open(store: StateStore): Promise<BlockStore> {
+    let saved = 0;
+    for await (const k of store.db.keys({
+      gte: blocks.prefix,
+      lt: prefixEnd(blocks.prefix),
+      reverse: true,
+      limit: 1,
+    }))
+      saved = blocks.decode(k);
+    const committed = store.latestHeight;
+    if (saved !== committed && saved !== committed + 1)
+      throw new Error(
+        `block store holds blocks up to ${saved} but the state is at height ${committed}; the database is damaged`,
+      );
+    return new BlockStore(store, Math.max(saved, committed));
   }
 
-  /** The batch operations that record a committed block; the caller hands them to App.commit. */
-  ops(block: Block, meta: BlockMeta, res: BlockResults, txHashes: readonly Uint8Array[]): BatchOp[] {
+  /** The last saved block (CometBFT's block store height): while the node is halted in a block, that block. */
+  get height(): number {
+    return this.saved;
+  }
+
+  /** The saved block the app has not applied yet, if any. */
+  get unappliedHeight(): number | undefined {
+    return this.saved > this.store.latestHeight ? this.saved : undefined;
+  }
+
+  /** Saves the next block (header, txs, meta, hash index) in one write, before the app executes it. */
+  async save(block: Block, meta: BlockMeta): Promise<void> {
     const h = Number(block.header!.height);
-    const ops: BatchOp[] = [
+    if (h !== this.saved + 1)
+      throw new Error(`cannot save block ${h}: the last saved block is ${this.saved}`);
+    await this.store.db.batch([
       { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
       { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
       { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
-      { type: "put", key: results.encode(h), value: encodeBlockResults(res) },
-    ];
+    ]);
+    this.saved = h;
+  }
+
+  /** The batch operations that record an executed block's results and tx indexes; the caller hands them to App.commit. */
+  ops(res: BlockResults, txHashes: readonly Uint8Array[]): BatchOp[] {
+    const h = res.height;
+    const ops: BatchOp[] = [{ type: "put", key: results.encode(h), value: encodeBlockResults(res) }];
     txHashes.forEach((hash, index) => {
       ops.push({ type: "put", key: txIndex.encode(hash), value: encodeLocation({ height: h, index }) });
       const seen = new Set<string>();

@@ -71,7 +71,7 @@ describe("chaind as a process", () => {
       { logger: silentLogger },
     );
     try {
-      const blocks = new BlockStore(store);
+      const blocks = await BlockStore.open(store);
       const top = store.latestHeight;
       expect(top).toBeGreaterThanOrEqual(Math.max(...logged.keys()));
       for (let h = 2; h <= top; h++) {
