@@ -11,15 +11,15 @@ import { VisorError } from "./visor-error.js";
 /** Hosts whose external attributes carry a Unix mode in their high 16 bits (zip's "version made by"). */
 const UNIX_HOSTS = new Set([3 /* Unix */, 19 /* OS X */]);
 const S_IFMT = 0o170000;
-const FILE_TYPES: Record<number, string | null> = {
-  16807: null,
-  9604: null,
-  21609: "symbolic link",
-  4802: "character device",
-  14406: "block device",
-  2401: "FIFO",
-  26411: "socket",
-};
+const FILE_TYPES = new Map<number, string | null>([
+  [0o100000, null],
+  [0o040000, null],
+  [0o120000, "symbolic link"],
+  [0o020000, "character device"],
+  [0o060000, "block device"],
+  [0o010000, "FIFO"],
+  [0o140000, "socket"],
+]);
 /** Stored and deflated: what zip tools write and yauzl decodes. */
 const METHODS = new Set([0, 8]);
 
@@ -93,9 +93,9 @@ export async function checkZip(file: string, dir: string, budget: UnpackBudget):
   const maxBytes = budget.opts.maxBytes;
   let total = 0;
   try {
-    await eachEntry(file, async (zip, e) => {
+    await eachEntry(file, async (_zip, e) => {
       const p = JSON.stringify(e.fileName);
-      const kind = FILE_TYPES[unixMode(e) & S_IFMT];
+      const kind = FILE_TYPES.get(unixMode(e) & S_IFMT);
       if (kind === undefined && unixMode(e) !== 0) problems.push(`entry ${p} has an unknown file type`);
       else if (kind) problems.push(`entry ${p} is a ${kind}: visor unpacks only files and folders`);
       const norm = posix.normalize(e.fileName).replace(/\/+$/, "");
@@ -108,9 +108,12 @@ export async function checkZip(file: string, dir: string, budget: UnpackBudget):
         );
       if (e.uncompressedSize > maxBytes) problems.push(`entry ${p} is larger than ${maxBytes} bytes`);
       total += e.uncompressedSize;
-      if (problems.length || isFolder(e)) return;
-      await entryBytes(zip, e, budget, null);
     });
+    // Only an archive whose every header passed has its data read: each entry to its declared size and CRC-32.
+    if (!problems.length && total <= maxBytes)
+      await eachEntry(file, async (zip, e) => {
+        if (!isFolder(e)) await entryBytes(zip, e, budget, null);
+      });
   } catch (e) {
     // A hostile entry named first is the reason, not the damage it led to.
     if (!problems.length) throw zipError(e);
