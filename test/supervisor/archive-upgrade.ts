@@ -47,7 +47,7 @@ export async function upgradeForeignDaemon(opts: ArchiveUpgrade): Promise<Archiv
     const v2 = fakeBinary(h.root, "v2");
     const marked = readFileSync(v2, "utf8").replace(
       /\n/,
-      '\nrequire("node:fs").appendFileSync(require("node:path").join(process.env.DAEMON_HOME, "ran-v2"), `${process.argv.slice(2).join(" ")}\\n`);\n',
+      '\nrequire("node:fs").appendFileSync(require("node:path").join(process.env.DAEMON_HOME, "ran-v2"), process.argv.slice(2).join(" ") + "\\n");\n',
     );
     const artifact = await opts.release(Buffer.from(marked));
     const served: Served = {
