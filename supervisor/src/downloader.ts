@@ -49,6 +49,9 @@ export async function downloadFile(
   deps: { logger: Logger },
 ): Promise<{ bytes: number; sha256: string }> {
   const partial = `${dest}.partial`;
+  // The digest of a checksum file is read before a download (withChecksumFromFile); never download unchecked.
+  if (src.checksumFile && !src.checksum)
+    throw new VisorError("CHECKSUM", `the checksum file ${src.checksumFile} for ${src.url} was not read`);
   let delay = opts.backoffMs;
   for (let attempt = 0; ; attempt++) {
     try {

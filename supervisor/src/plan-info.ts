@@ -4,6 +4,7 @@ import { goPlatform } from "@chaind/core/go-platform";
 import type { Logger } from "@chaind/core/logger";
 import { binaryForPlatform, parsePlanDocument, planInfoSource } from "@chaind/core/plan-info";
 import { PlanInfoError } from "@chaind/core/plan-info-error";
+import { withChecksumFromFile } from "./checksum-file.js";
 import { type FetchPolicy, readUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 
@@ -20,7 +21,12 @@ function asVisorError(e: unknown): unknown {
   return e instanceof PlanInfoError ? new VisorError(e.code, e.message) : e;
 }
 
-async function fetchPlanDoc(src: ChecksummedUrl, policy: FetchPolicy): Promise<Record<string, string>> {
+async function fetchPlanDoc(
+  named: ChecksummedUrl,
+  policy: FetchPolicy,
+  allowWeak: boolean,
+): Promise<Record<string, string>> {
+  const src = await withChecksumFromFile(named, { policy, allowWeak });
   let buf: Buffer;
   try {
     buf = await readUrl(src.url, policy, {
@@ -55,9 +61,14 @@ export async function artifactForPlan(
     if (src.kind === "document") {
       source = src.document.url;
       deps.logger.info("fetching plan info document", { url: source });
-      binaries = await fetchPlanDoc(src.document, opts.policy);
+      binaries = await fetchPlanDoc(src.document, opts.policy, opts.allowWeakChecksums ?? false);
     }
-    return binaryForPlatform(binaries!, goPlatform(), { ...opts, source });
+    const artifact = binaryForPlatform(binaries!, goPlatform(), { ...opts, source });
+    const resolved = await withChecksumFromFile(artifact, {
+      policy: opts.policy,
+      allowWeak: opts.allowWeakChecksums ?? false,
+    });
+    return { ...resolved, platform: artifact.platform };
   } catch (e) {
     throw asVisorError(e);
   }

@@ -11,6 +11,7 @@ import {
   symlinkSync,
 } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
+import { goPathEscape } from "@chaind/core/go-path-escape";
 import { crashPoint } from "./crash-point.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -77,7 +78,7 @@ export class VisorLayout {
   }
 
   /**
-   * The folder name of a plan: lower-cased unless COSMOVISOR_DISABLE_RECASE, then URL path-escaped. Names that
+   * The folder name of a plan: lower-cased unless COSMOVISOR_DISABLE_RECASE, then escaped as Go's url.PathEscape does (as cosmovisor names it). Names that
    * could leave the upgrades folder or confuse a shell are refused.
    */
   planDirName(plan: string): string {
@@ -86,7 +87,7 @@ export class VisorLayout {
     if ([...plan].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
       throw new VisorError("LAYOUT", `invalid upgrade name ${JSON.stringify(plan)}: control characters`);
     const name = this.config.disableRecase ? plan : plan.toLowerCase();
-    const escaped = encodeURIComponent(name);
+    const escaped = goPathEscape(name);
     if (escaped === "." || escaped === ".." || escaped.length > 255)
       throw new VisorError(
         "LAYOUT",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
@@ -17,6 +18,8 @@ import { execa } from "execa";
 import { x as extractTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVisorRelease, type VisorRelease } from "../../scripts/release.js";
+import { upgradeForeignDaemon } from "../supervisor/archive-upgrade.js";
+import { type Codec, compress, missingCompressors, tarOf, zipOf } from "../supervisor/release-archives.js";
 import { sha256File } from "../supervisor/visor-home.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -139,5 +142,37 @@ describe("npm run release -- --visor", () => {
     expect(open.exitCode).not.toBe(0);
     expect(open.stderr).toContain(`${dir} holds the LevelDB library this program loads`);
     chmodSync(dir, 0o700);
+  });
+
+  it("unpacks every release format with the decoders it bundles: zip, tar.xz, tar.zst, tar.bz2, bare .gz", async () => {
+    const formats: [string, Codec | null, (b: Buffer) => Buffer | Promise<Buffer>][] = [
+      ["fake-v2.zip", null, (b) => zipOf([{ name: "bin/fake", data: b, mode: 0o100755 }])],
+      ["fake-v2.tar.xz", "xz", (b) => compress(tarOf([{ path: "bin/fake", data: b, mode: 0o755 }]), "xz")],
+      [
+        "fake-v2.tar.zst",
+        "zstd",
+        (b) => compress(tarOf([{ path: "bin/fake", data: b, mode: 0o755 }]), "zstd"),
+      ],
+      ["fake-v2.tar.bz2", "bzip2", (b) => compress(tarOf([{ path: "fake", data: b, mode: 0o755 }]), "bzip2")],
+      ["fake-v2.gz", "gzip", (b) => compress(b, "gzip")],
+    ];
+    const missing = missingCompressors();
+    if (missing.length) console.warn(`skipping bzip2/xz/zstd releases: ${missing.join(", ")} not installed`);
+    for (const [fileName, codec, release] of formats) {
+      if (codec && codec !== "gzip" && missing.length) continue;
+      const r = await upgradeForeignDaemon({
+        fileName,
+        release,
+        planInfo: (s, a) =>
+          JSON.stringify({
+            binaries: {
+              any: `${s.url(fileName)}?checksum=sha512:${createHash("sha512").update(a).digest("hex")}`,
+            },
+          }),
+        visor: { file: join(unpacked, "bin", "visor"), env: { PATH: nodeOnly, XDG_CACHE_HOME: cache } },
+      });
+      expect(r, `${fileName}: ${r.output}`).toMatchObject({ code: 0, current: "upgrades/v2" });
+      expect(r.ran, fileName).toMatch(/^pre-upgrade .*\nstart/);
+    }
   });
 });
