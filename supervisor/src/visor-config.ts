@@ -66,7 +66,7 @@ export const VISOR_SETTINGS = defineTable({
       name: "DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM",
       type: envBool,
       default: false,
-      doc: "every URL needs `?checksum=<type>:<hex>` (sha256, sha384 or sha512; md5 and sha1 only with `VISOR_ALLOW_WEAK_CHECKSUMS`)",
+      doc: "every URL needs `?checksum=<type>:<hex>`, `?checksum=<hex>` or `?checksum=file:<url>` (sha256, sha384 or sha512; md5 and sha1 only with `VISOR_ALLOW_WEAK_CHECKSUMS`)",
     }),
     restartAfterUpgrade: setting({
       name: "DAEMON_RESTART_AFTER_UPGRADE",
