@@ -38,6 +38,9 @@ export function parseLogLevel(spec: string): { level: LogLevel; moduleLevels: Re
   return { level, moduleLevels };
 }
 
+/** zerolog's console labels, which Cosmos nodes and cosmovisor print, so log filters written for them match. */
+const LEVEL_LABELS: Record<LogLevel, string> = { debug: "DBG", info: "INF", warn: "WRN", error: "ERR" };
+
 export function createWinstonLogger(opts: WinstonLoggerOpts): Logger {
   const timeFormat = opts.timeFormat ?? "iso";
   const lineFormat =
@@ -51,7 +54,7 @@ export function createWinstonLogger(opts: WinstonLoggerOpts): Logger {
               : typeof timeFormat === "function"
                 ? `${timeFormat(new Date())} `
                 : `${new Date().toISOString()} `;
-          const lvl = String(level).toUpperCase().slice(0, 3).padEnd(3);
+          const lvl = LEVEL_LABELS[level as LogLevel];
           const mod = module ? ` module=${module}` : "";
           const kv = Object.entries(rest)
             .filter(([k]) => typeof k === "string")

@@ -93,15 +93,15 @@ describe("COSMOVISOR_TIMEFORMAT_LOGS: Go's layouts rendered as Go renders them",
       const day = "(Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
       const month = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
       expect(await line("UTC", "rfc1123")).toMatch(
-        new RegExp(`^${day}, \\d{2} ${month} \\d{4} \\d{2}:\\d{2}:\\d{2} UTC WAR .*unknown key "bogus"`),
+        new RegExp(`^${day}, \\d{2} ${month} \\d{4} \\d{2}:\\d{2}:\\d{2} UTC WRN .*unknown key "bogus"`),
       );
       expect(await line("America/New_York", "unixdate")).toMatch(
-        new RegExp(`^${day} ${month} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} E[SD]T \\d{4} WAR `),
+        new RegExp(`^${day} ${month} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} E[SD]T \\d{4} WRN `),
       );
       expect(await line("Asia/Kolkata", "rfc3339")).toMatch(
-        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30 WAR /,
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30 WRN /,
       );
-      expect(await line("UTC", "kitchen")).toMatch(/^(1[0-2]|[1-9]):[0-5]\d[AP]M WAR /);
+      expect(await line("UTC", "kitchen")).toMatch(/^(1[0-2]|[1-9]):[0-5]\d[AP]M WRN /);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
