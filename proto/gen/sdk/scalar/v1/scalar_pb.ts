@@ -14,8 +14,9 @@ export const file_sdk_scalar_v1_scalar: GenFile = /*@__PURE__*/
   fileDesc("ChpzZGsvc2NhbGFyL3YxL3NjYWxhci5wcm90bxINc2RrLnNjYWxhci52MTo3CgZzY2FsYXISHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMrWBSABKAlSBnNjYWxhcmIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
- * What a scalar field holds beyond its proto type. "sdk.Dec" on a bytes field: the ASCII digits of a
- * decimal scaled by 10^18, as gogoproto writes a LegacyDec; gateways print it as the decimal string.
+ * What a scalar field holds beyond its proto type. "sdk.LegacyDec" on a string or bytes field: the digits
+ * of a decimal scaled by 10^18 ("500000000000000000" for 0.5), as gogoproto writes a LegacyDec custom
+ * type on the wire; gateways print the decimal ("0.500000000000000000").
  *
  * @generated from extension: string scalar = 93002;
  */
