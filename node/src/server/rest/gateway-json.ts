@@ -1,7 +1,5 @@
 import {
-  type DescField,
   type DescMessage,
-  getOption,
   type JsonObject,
   type JsonValue,
   type Message,
@@ -9,16 +7,14 @@ import {
   ScalarType,
   toJson,
 } from "@bufbuild/protobuf";
-import { scalar } from "@chaind/proto/sdk/scalar/v1/scalar_pb";
-import { formatDec } from "../../app/dec.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import { isLegacyDecField, legacyDecJson } from "./legacy-dec-field.js";
 
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an
  * unset message field (`{"plan": null}`) and for empty bytes (`"next_key": null`), as gogoproto's JSON
  * prints Go's nil values, where protobuf-es leaves the field out or prints ""; an Any's "@type" comes first.
- * A field marked `sdk.LegacyDec` holds a decimal's scaled digits and prints as the decimal, as gogoproto's
- * custom type does.
+ * A field marked `sdk.LegacyDec` prints as the decimal it holds, as gogoproto's custom type does.
  */
 export function gatewayJson(desc: DescMessage, message: Message, registry: Registry): JsonValue {
   const json = toJson(desc, message, { ...PROTO_JSON_WRITE, registry });
@@ -47,7 +43,7 @@ function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void
   if (desc.typeName.startsWith("google.protobuf.")) return;
   for (const f of desc.fields) {
     const v = json[f.name];
-    if (typeof v === "string" && getOption(f, scalar) === "sdk.LegacyDec") {
+    if (typeof v === "string" && isLegacyDecField(f)) {
       json[f.name] = legacyDecJson(f, v);
     } else if (f.fieldKind === "scalar" && f.scalar === ScalarType.BYTES) {
       if (v === "" && !f.oneof) json[f.name] = null;
@@ -61,11 +57,4 @@ function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void
       for (const item of Object.values(v)) fillNulls(f.message, item, registry);
     }
   }
-}
-
-/** The digits of a decimal scaled by 10^18 (as text, or as the ASCII bytes of it in base64) as the decimal. */
-function legacyDecJson(f: DescField, v: string): string {
-  const digits =
-    f.fieldKind === "scalar" && f.scalar === ScalarType.BYTES ? Buffer.from(v, "base64").toString() : v;
-  return /^\d+$/.test(digits) ? formatDec(BigInt(digits)) : v;
 }
