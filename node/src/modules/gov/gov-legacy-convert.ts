@@ -24,7 +24,7 @@ import { GovErrors, govError } from "./gov-keeper.js";
 // gov v1 state seen in gov v1beta1 shapes, as Cosmos SDK 0.50's legacy query server shows it.
 
 /** Go's zero time, which gogoproto writes for a v1beta1 time that v1 left unset. */
-const ZERO_TIME: Timestamp = create(TimestampSchema, { seconds: -62135596800n });
+const zeroTime = (): Timestamp => create(TimestampSchema, { seconds: -62135596800n });
 
 /**
  * A v1beta1 LegacyDec on the wire is the decimal scaled by 10^18, in digits ("500000000000000000" for 0.5);
@@ -44,7 +44,7 @@ export function decToLegacyDec(dec: string): string {
 }
 
 export function toLegacyTally(t: v1.TallyResult | undefined): TallyResult {
-  // Cosmos 0.50 reports no_with_veto as 0 here; we carry the count, as its later releases do.
+  // Cosmos 0.50's converter reports no_with_veto as 0; we carry the count (docs/ARCHITECTURE.md).
   return create(TallyResultSchema, {
     yes: t?.yesCount || "0",
     abstain: t?.abstainCount || "0",
@@ -75,11 +75,11 @@ export function toLegacyProposal(p: v1.Proposal, types: TypeRegistry): Proposal 
     content,
     status: p.status as number,
     finalTallyResult: toLegacyTally(p.finalTallyResult),
-    submitTime: p.submitTime ?? ZERO_TIME,
-    depositEndTime: p.depositEndTime ?? ZERO_TIME,
+    submitTime: p.submitTime ?? zeroTime(),
+    depositEndTime: p.depositEndTime ?? zeroTime(),
     totalDeposit: Coins.from(p.totalDeposit).toProto(),
-    votingStartTime: p.votingStartTime ?? ZERO_TIME,
-    votingEndTime: p.votingEndTime ?? ZERO_TIME,
+    votingStartTime: p.votingStartTime ?? zeroTime(),
+    votingEndTime: p.votingEndTime ?? zeroTime(),
   });
 }
 
