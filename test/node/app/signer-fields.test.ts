@@ -4,7 +4,14 @@ import { MsgMultiSendSchema, MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import { QueryVotesRequestSchema } from "@chaind/proto/sdk/gov/v1/query_pb";
-import { MsgDepositSchema, MsgSubmitProposalSchema, MsgVoteSchema } from "@chaind/proto/sdk/gov/v1/tx_pb";
+import {
+  MsgDepositSchema,
+  MsgExecLegacyContentSchema,
+  MsgSubmitProposalSchema,
+  MsgVoteSchema,
+} from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { TextProposalSchema } from "@chaind/proto/sdk/gov/v1beta1/gov_pb";
+import * as legacy from "@chaind/proto/sdk/gov/v1beta1/tx_pb";
 import {
   QueryDelegatorDelegationsRequestSchema,
   QueryValidatorsRequestSchema,
@@ -159,6 +166,32 @@ describe("every address a message acts for must have signed", () => {
       "gov vote as bob",
       () => anyOf(MsgVoteSchema, { proposalId: 1n, voter: bob.address, option: VoteOption.NO }),
     ],
+    [
+      "gov v1beta1 submit-proposal with bob as proposer and depositor",
+      () =>
+        anyOf(legacy.MsgSubmitProposalSchema, {
+          content: anyOf(TextProposalSchema, { title: "t", description: "d" }),
+          initialDeposit: stake("1000"),
+          proposer: bob.address,
+        }),
+    ],
+    [
+      "gov v1beta1 deposit from bob",
+      () => anyOf(legacy.MsgDepositSchema, { proposalId: 1n, depositor: bob.address, amount: stake("1000") }),
+    ],
+    [
+      "gov v1beta1 vote as bob",
+      () => anyOf(legacy.MsgVoteSchema, { proposalId: 1n, voter: bob.address, option: VoteOption.NO }),
+    ],
+    [
+      "gov v1beta1 weighted vote as bob",
+      () =>
+        anyOf(legacy.MsgVoteWeightedSchema, {
+          proposalId: 1n,
+          voter: bob.address,
+          options: [{ option: VoteOption.NO, weight: "1000000000000000000" }],
+        }),
+    ],
   ];
 
   for (const [name, msg] of cases) {
@@ -186,11 +219,17 @@ describe("every address a message acts for must have signed", () => {
     const before = await snapshot();
     // A fee the gov account could pay from its deposits, so the ante reaches the signature checks.
     expect(before.gov).toBe(1000n);
-    const tx = await signed(alice, [upgradeMsg("v11")], 40_000n);
-    const check = await chain.check(tx);
-    expect(check.code).toBe(8);
-    expect(check.log).toContain(`pubKey does not match signer address ${gov} with signer index: 0`);
-    expect((await chain.deliver([tx]))[0].code).toBe(8);
+    const legacyContent = anyOf(MsgExecLegacyContentSchema, {
+      content: anyOf(TextProposalSchema, { title: "t", description: "d" }),
+      authority: gov,
+    });
+    for (const msg of [upgradeMsg("v11"), legacyContent]) {
+      const tx = await signed(alice, [msg], 40_000n);
+      const check = await chain.check(tx);
+      expect(check.code).toBe(8);
+      expect(check.log).toContain(`pubKey does not match signer address ${gov} with signer index: 0`);
+      expect((await chain.deliver([tx]))[0].code).toBe(8);
+    }
     expect(await snapshot()).toEqual(before);
   });
 

@@ -1,5 +1,6 @@
 import { Query as BankQuery } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import { Query as GovQuery } from "@chaind/proto/sdk/gov/v1/query_pb";
+import { Query as GovLegacyQuery } from "@chaind/proto/sdk/gov/v1beta1/query_pb";
 import { Service as TxService } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import { Query as UpgradeQuery } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import { describe, expect, it } from "vitest";
@@ -33,6 +34,15 @@ describe("OpenAPI document", () => {
       "#/components/schemas/sdk.tx.v1beta1.BroadcastTxRequest",
     );
     expect(broadcast.parameters.filter((p: Json) => p.in === "query")).toEqual([]);
+  });
+
+  it("documents LegacyDec fields as the decimal strings the gateway prints, not as bytes", () => {
+    const legacy: Json = openApiDocument(restRoutes([GovLegacyQuery]), { title: "t", version: "1" });
+    const tally = legacy.components.schemas["sdk.gov.v1beta1.TallyParams"].properties;
+    expect(tally.quorum).toEqual({ type: "string", example: "0.500000000000000000" });
+    const weight = legacy.components.schemas["sdk.gov.v1beta1.WeightedVoteOption"].properties.weight;
+    expect(weight.example).toBe("0.500000000000000000");
+    expect(legacy.paths["/sdk/gov/v1beta1/params/{params_type}"].get).toBeDefined();
   });
 
   it("declares every path variable and resolves every schema reference", () => {

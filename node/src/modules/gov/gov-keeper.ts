@@ -36,12 +36,14 @@ export const GovErrors = {
   UnknownProposal: def(2, "unknown proposal", GrpcCode.NOT_FOUND),
   InactiveProposal: def(3, "inactive proposal"),
   InvalidProposalContent: def(5, "invalid proposal content"),
+  InvalidProposalType: def(6, "invalid proposal type"),
   InvalidVote: def(7, "invalid vote option"),
   NoProposalMsgs: def(11, "no messages proposed"),
   InvalidProposalMsg: def(12, "invalid proposal message"),
   InvalidSigner: def(13, "expected gov account as only signer for proposal message"),
   MetadataTooLong: def(15, "metadata too long"),
   MinDepositTooSmall: def(16, "minimum deposit is too small"),
+  NoProposalHandlerExists: def(9, "no handler exists for proposal type"),
   UnroutableProposalMsg: def(10, "proposal message not recognized by router"),
 };
 

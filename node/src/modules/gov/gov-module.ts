@@ -8,6 +8,9 @@ import {
 } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import { file_sdk_gov_v1_query, Query } from "@chaind/proto/sdk/gov/v1/query_pb";
 import { file_sdk_gov_v1_tx, Msg } from "@chaind/proto/sdk/gov/v1/tx_pb";
+import { file_sdk_gov_v1beta1_gov } from "@chaind/proto/sdk/gov/v1beta1/gov_pb";
+import { file_sdk_gov_v1beta1_query, Query as LegacyQuery } from "@chaind/proto/sdk/gov/v1beta1/query_pb";
+import { file_sdk_gov_v1beta1_tx, Msg as LegacyMsg } from "@chaind/proto/sdk/gov/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { EventManager } from "../../app/events.js";
@@ -22,12 +25,14 @@ import type { StakingKeeper } from "../staking/staking-keeper.js";
 import { GOV_V1_AMINO_TYPES } from "./gov-amino.js";
 import { govQueryCommand, govTxCommand } from "./gov-cli.js";
 import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
+import { govLegacyMsgServer } from "./gov-legacy-msg-server.js";
+import { govLegacyQueryServer } from "./gov-legacy-query-server.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
 import { tallyProposal } from "./gov-tally.js";
 
 /**
- * Governance v1: proposals carry messages that run with the gov account as their signer once the bonded
+ * Governance v1 (and v1beta1 over the same state): proposals carry messages that run with the gov account as their signer once the bonded
  * stake votes them through. EndBlock drops proposals whose deposit period ran out and tallies those whose
  * voting period ended.
  */
@@ -36,7 +41,14 @@ export class GovModule implements AppModule {
   readonly consensusVersion = 5;
   readonly storeKeys = [GOV_STORE];
   readonly aminoTypes = GOV_V1_AMINO_TYPES;
-  readonly protoFiles = [file_sdk_gov_v1_gov, file_sdk_gov_v1_query, file_sdk_gov_v1_tx];
+  readonly protoFiles = [
+    file_sdk_gov_v1_gov,
+    file_sdk_gov_v1_query,
+    file_sdk_gov_v1_tx,
+    file_sdk_gov_v1beta1_gov,
+    file_sdk_gov_v1beta1_query,
+    file_sdk_gov_v1beta1_tx,
+  ];
   private registrar: ServiceRegistrar | null = null;
 
   constructor(
@@ -88,11 +100,17 @@ export class GovModule implements AppModule {
 
   registerServices(r: ServiceRegistrar): void {
     this.registrar = r;
-    r.msgService(
-      Msg,
-      govMsgServer(this.keeper, { types: this.types, registrar: () => r, authority: this.authority }),
-    );
-    r.queryService(Query, govQueryServer(this.keeper, this.staking));
+    const msgs = govMsgServer(this.keeper, {
+      types: this.types,
+      registrar: () => r,
+      authority: this.authority,
+    });
+    const queries = govQueryServer(this.keeper, this.staking);
+    r.msgService(Msg, msgs);
+    r.queryService(Query, queries);
+    // v1beta1 as Cosmos SDK 0.50 keeps it: the same state, through the v1 servers.
+    r.msgService(LegacyMsg, govLegacyMsgServer(msgs, { types: this.types, authority: this.authority }));
+    r.queryService(LegacyQuery, govLegacyQueryServer(queries, this.types));
   }
 
   txCommand(ctx: ModuleCliContext): ModuleCommand {

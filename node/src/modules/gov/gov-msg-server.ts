@@ -11,6 +11,9 @@ import {
 import {
   type Msg,
   MsgDepositResponseSchema,
+  type MsgExecLegacyContent,
+  MsgExecLegacyContentResponseSchema,
+  MsgExecLegacyContentSchema,
   MsgSubmitProposalResponseSchema,
   MsgVoteResponseSchema,
   MsgVoteWeightedResponseSchema,
@@ -22,6 +25,7 @@ import { msgSigners } from "../../app/msg-signers.js";
 import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
+import { legacyContent } from "./gov-legacy-content.js";
 
 const MAX_METADATA = 255;
 
@@ -111,6 +115,9 @@ export function govMsgServer(
           throw govError(GovErrors.UnroutableProposalMsg, `${any.typeUrl}`);
         const signers = msgSigners(unpacked.desc, unpacked.message, keeper.addresses);
         if (signers.length !== 1 || signers[0] !== deps.authority) throw govError(GovErrors.InvalidSigner);
+        // As Cosmos: a legacy content must have a handler when it is submitted, not only when it passes.
+        if (unpacked.desc.typeName === MsgExecLegacyContentSchema.typeName)
+          legacyContent((unpacked.message as MsgExecLegacyContent).content, deps.types);
       }
       const params = await keeper.getParams(ctx);
       const initial = coins(msg.initialDeposit);
@@ -149,6 +156,13 @@ export function govMsgServer(
       await maybeActivate(ctx, p);
       keeper.setProposal(ctx, p);
       return create(MsgSubmitProposalResponseSchema, { proposalId: id });
+    },
+    async execLegacyContent(_ctx, msg) {
+      if (msg.authority !== deps.authority)
+        throw govError(GovErrors.InvalidSigner, `expected ${deps.authority} got ${msg.authority}`);
+      // A TextProposal, the one legacy content there is, changes nothing when it passes.
+      legacyContent(msg.content, deps.types);
+      return create(MsgExecLegacyContentResponseSchema);
     },
     async deposit(ctx, msg) {
       const amount = coins(msg.amount);

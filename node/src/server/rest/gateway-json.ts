@@ -9,12 +9,14 @@ import {
 } from "@bufbuild/protobuf";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import { unsetMessageJson } from "../../app/zero-timestamps.js";
+import { isLegacyDecField, legacyDecJson } from "./legacy-dec-field.js";
 
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an
  * unset message field (`{"plan": null}`) and for empty bytes (`"next_key": null`), as gogoproto's JSON
  * prints Go's nil values, where protobuf-es leaves the field out or prints ""; a non-nullable time prints the
- * zero time; keys in field order, an Any's "@type" first.
+ * zero time; keys in field order, an Any's "@type" first. A field marked `sdk.LegacyDec` prints as the decimal
+ * it holds, as gogoproto's custom type does.
  */
 export function gatewayJson(desc: DescMessage, message: Message, registry: Registry): JsonValue {
   const json = toJson(desc, message, { ...PROTO_JSON_WRITE, registry });
@@ -43,7 +45,9 @@ function fillNulls(desc: DescMessage, json: JsonValue, registry: Registry): void
   if (desc.typeName.startsWith("google.protobuf.")) return;
   for (const f of desc.fields) {
     const v = json[f.name];
-    if (f.fieldKind === "scalar" && f.scalar === ScalarType.BYTES) {
+    if (typeof v === "string" && isLegacyDecField(f)) {
+      json[f.name] = legacyDecJson(f, v);
+    } else if (f.fieldKind === "scalar" && f.scalar === ScalarType.BYTES) {
       if (v === "" && !f.oneof) json[f.name] = null;
     } else if (f.fieldKind === "message") {
       if (v === undefined) {

@@ -1,5 +1,6 @@
 import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { BLOCK_HEIGHT_HEADERS } from "../grpc/block-height-header.js";
+import { isLegacyDecField } from "../rest/legacy-dec-field.js";
 import { grpcMethodName, type RestRoute } from "../rest/rest-routes.js";
 
 type Schema = Record<string, unknown>;
@@ -111,7 +112,9 @@ function addSchema(desc: DescMessage, schemas: Record<string, Schema>): void {
 function fieldSchema(f: DescField, schemas: Record<string, Schema>): Schema {
   switch (f.fieldKind) {
     case "scalar":
-      return scalarSchema(f.scalar);
+      return isLegacyDecField(f)
+        ? { type: "string", example: "0.500000000000000000" }
+        : scalarSchema(f.scalar);
     case "enum":
       return { type: "string", enum: f.enum.values.map((v) => v.name) };
     case "message":

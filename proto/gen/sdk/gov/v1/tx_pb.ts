@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/gov/v1/tx.proto.
  */
 export const file_sdk_gov_v1_tx: GenFile = /*@__PURE__*/
-  fileDesc("ChNzZGsvZ292L3YxL3R4LnByb3RvEgpzZGsuZ292LnYxItIBChFNc2dTdWJtaXRQcm9wb3NhbBImCghtZXNzYWdlcxgBIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSLwoPaW5pdGlhbF9kZXBvc2l0GAIgAygLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luEhAKCHByb3Bvc2VyGAMgASgJEhAKCG1ldGFkYXRhGAQgASgJEg0KBXRpdGxlGAUgASgJEg8KB3N1bW1hcnkYBiABKAkSEQoJZXhwZWRpdGVkGAcgASgIOg2C57AqCHByb3Bvc2VyIjAKGU1zZ1N1Ym1pdFByb3Bvc2FsUmVzcG9uc2USEwoLcHJvcG9zYWxfaWQYASABKAQicwoHTXNnVm90ZRITCgtwcm9wb3NhbF9pZBgBIAEoBBINCgV2b3RlchgCIAEoCRImCgZvcHRpb24YAyABKA4yFi5zZGsuZ292LnYxLlZvdGVPcHRpb24SEAoIbWV0YWRhdGEYBCABKAk6CoLnsCoFdm90ZXIiEQoPTXNnVm90ZVJlc3BvbnNlIoQBCg9Nc2dWb3RlV2VpZ2h0ZWQSEwoLcHJvcG9zYWxfaWQYASABKAQSDQoFdm90ZXIYAiABKAkSLwoHb3B0aW9ucxgDIAMoCzIeLnNkay5nb3YudjEuV2VpZ2h0ZWRWb3RlT3B0aW9uEhAKCG1ldGFkYXRhGAQgASgJOgqC57AqBXZvdGVyIhkKF01zZ1ZvdGVXZWlnaHRlZFJlc3BvbnNlImwKCk1zZ0RlcG9zaXQSEwoLcHJvcG9zYWxfaWQYASABKAQSEQoJZGVwb3NpdG9yGAIgASgJEiYKBmFtb3VudBgDIAMoCzIWLnNkay5iYXNlLnYxYmV0YTEuQ29pbjoOguewKglkZXBvc2l0b3IiFAoSTXNnRGVwb3NpdFJlc3BvbnNlMrMCCgNNc2cSVgoOU3VibWl0UHJvcG9zYWwSHS5zZGsuZ292LnYxLk1zZ1N1Ym1pdFByb3Bvc2FsGiUuc2RrLmdvdi52MS5Nc2dTdWJtaXRQcm9wb3NhbFJlc3BvbnNlEjgKBFZvdGUSEy5zZGsuZ292LnYxLk1zZ1ZvdGUaGy5zZGsuZ292LnYxLk1zZ1ZvdGVSZXNwb25zZRJQCgxWb3RlV2VpZ2h0ZWQSGy5zZGsuZ292LnYxLk1zZ1ZvdGVXZWlnaHRlZBojLnNkay5nb3YudjEuTXNnVm90ZVdlaWdodGVkUmVzcG9uc2USQQoHRGVwb3NpdBIWLnNkay5nb3YudjEuTXNnRGVwb3NpdBoeLnNkay5nb3YudjEuTXNnRGVwb3NpdFJlc3BvbnNlGgWA57AqAWIGcHJvdG8z", [file_google_protobuf_any, file_sdk_base_v1beta1_coin, file_sdk_gov_v1_gov, file_sdk_msg_v1_msg]);
+  fileDesc("ChNzZGsvZ292L3YxL3R4LnByb3RvEgpzZGsuZ292LnYxItIBChFNc2dTdWJtaXRQcm9wb3NhbBImCghtZXNzYWdlcxgBIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSLwoPaW5pdGlhbF9kZXBvc2l0GAIgAygLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luEhAKCHByb3Bvc2VyGAMgASgJEhAKCG1ldGFkYXRhGAQgASgJEg0KBXRpdGxlGAUgASgJEg8KB3N1bW1hcnkYBiABKAkSEQoJZXhwZWRpdGVkGAcgASgIOg2C57AqCHByb3Bvc2VyIjAKGU1zZ1N1Ym1pdFByb3Bvc2FsUmVzcG9uc2USEwoLcHJvcG9zYWxfaWQYASABKAQiYAoUTXNnRXhlY0xlZ2FjeUNvbnRlbnQSJQoHY29udGVudBgBIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSEQoJYXV0aG9yaXR5GAIgASgJOg6C57AqCWF1dGhvcml0eSIeChxNc2dFeGVjTGVnYWN5Q29udGVudFJlc3BvbnNlInMKB01zZ1ZvdGUSEwoLcHJvcG9zYWxfaWQYASABKAQSDQoFdm90ZXIYAiABKAkSJgoGb3B0aW9uGAMgASgOMhYuc2RrLmdvdi52MS5Wb3RlT3B0aW9uEhAKCG1ldGFkYXRhGAQgASgJOgqC57AqBXZvdGVyIhEKD01zZ1ZvdGVSZXNwb25zZSKEAQoPTXNnVm90ZVdlaWdodGVkEhMKC3Byb3Bvc2FsX2lkGAEgASgEEg0KBXZvdGVyGAIgASgJEi8KB29wdGlvbnMYAyADKAsyHi5zZGsuZ292LnYxLldlaWdodGVkVm90ZU9wdGlvbhIQCghtZXRhZGF0YRgEIAEoCToKguewKgV2b3RlciIZChdNc2dWb3RlV2VpZ2h0ZWRSZXNwb25zZSJsCgpNc2dEZXBvc2l0EhMKC3Byb3Bvc2FsX2lkGAEgASgEEhEKCWRlcG9zaXRvchgCIAEoCRImCgZhbW91bnQYAyADKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46DoLnsCoJZGVwb3NpdG9yIhQKEk1zZ0RlcG9zaXRSZXNwb25zZTKUAwoDTXNnElYKDlN1Ym1pdFByb3Bvc2FsEh0uc2RrLmdvdi52MS5Nc2dTdWJtaXRQcm9wb3NhbBolLnNkay5nb3YudjEuTXNnU3VibWl0UHJvcG9zYWxSZXNwb25zZRJfChFFeGVjTGVnYWN5Q29udGVudBIgLnNkay5nb3YudjEuTXNnRXhlY0xlZ2FjeUNvbnRlbnQaKC5zZGsuZ292LnYxLk1zZ0V4ZWNMZWdhY3lDb250ZW50UmVzcG9uc2USOAoEVm90ZRITLnNkay5nb3YudjEuTXNnVm90ZRobLnNkay5nb3YudjEuTXNnVm90ZVJlc3BvbnNlElAKDFZvdGVXZWlnaHRlZBIbLnNkay5nb3YudjEuTXNnVm90ZVdlaWdodGVkGiMuc2RrLmdvdi52MS5Nc2dWb3RlV2VpZ2h0ZWRSZXNwb25zZRJBCgdEZXBvc2l0EhYuc2RrLmdvdi52MS5Nc2dEZXBvc2l0Gh4uc2RrLmdvdi52MS5Nc2dEZXBvc2l0UmVzcG9uc2UaBYDnsCoBYgZwcm90bzM", [file_google_protobuf_any, file_sdk_base_v1beta1_coin, file_sdk_gov_v1_gov, file_sdk_msg_v1_msg]);
 
 /**
  * @generated from message sdk.gov.v1.MsgSubmitProposal
@@ -84,6 +84,46 @@ export const MsgSubmitProposalResponseSchema: GenMessage<MsgSubmitProposalRespon
   messageDesc(file_sdk_gov_v1_tx, 1);
 
 /**
+ * Carries a legacy (v1beta1) content as a proposal message; a gov/v1beta1 MsgSubmitProposal becomes a
+ * proposal holding one of these.
+ *
+ * @generated from message sdk.gov.v1.MsgExecLegacyContent
+ */
+export type MsgExecLegacyContent = Message<"sdk.gov.v1.MsgExecLegacyContent"> & {
+  /**
+   * @generated from field: google.protobuf.Any content = 1;
+   */
+  content?: Any | undefined;
+
+  /**
+   * The gov module account.
+   *
+   * @generated from field: string authority = 2;
+   */
+  authority: string;
+};
+
+/**
+ * Describes the message sdk.gov.v1.MsgExecLegacyContent.
+ * Use `create(MsgExecLegacyContentSchema)` to create a new message.
+ */
+export const MsgExecLegacyContentSchema: GenMessage<MsgExecLegacyContent> = /*@__PURE__*/
+  messageDesc(file_sdk_gov_v1_tx, 2);
+
+/**
+ * @generated from message sdk.gov.v1.MsgExecLegacyContentResponse
+ */
+export type MsgExecLegacyContentResponse = Message<"sdk.gov.v1.MsgExecLegacyContentResponse"> & {
+};
+
+/**
+ * Describes the message sdk.gov.v1.MsgExecLegacyContentResponse.
+ * Use `create(MsgExecLegacyContentResponseSchema)` to create a new message.
+ */
+export const MsgExecLegacyContentResponseSchema: GenMessage<MsgExecLegacyContentResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_gov_v1_tx, 3);
+
+/**
  * @generated from message sdk.gov.v1.MsgVote
  */
 export type MsgVote = Message<"sdk.gov.v1.MsgVote"> & {
@@ -113,7 +153,7 @@ export type MsgVote = Message<"sdk.gov.v1.MsgVote"> & {
  * Use `create(MsgVoteSchema)` to create a new message.
  */
 export const MsgVoteSchema: GenMessage<MsgVote> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 2);
+  messageDesc(file_sdk_gov_v1_tx, 4);
 
 /**
  * @generated from message sdk.gov.v1.MsgVoteResponse
@@ -126,7 +166,7 @@ export type MsgVoteResponse = Message<"sdk.gov.v1.MsgVoteResponse"> & {
  * Use `create(MsgVoteResponseSchema)` to create a new message.
  */
 export const MsgVoteResponseSchema: GenMessage<MsgVoteResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 3);
+  messageDesc(file_sdk_gov_v1_tx, 5);
 
 /**
  * @generated from message sdk.gov.v1.MsgVoteWeighted
@@ -158,7 +198,7 @@ export type MsgVoteWeighted = Message<"sdk.gov.v1.MsgVoteWeighted"> & {
  * Use `create(MsgVoteWeightedSchema)` to create a new message.
  */
 export const MsgVoteWeightedSchema: GenMessage<MsgVoteWeighted> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 4);
+  messageDesc(file_sdk_gov_v1_tx, 6);
 
 /**
  * @generated from message sdk.gov.v1.MsgVoteWeightedResponse
@@ -171,7 +211,7 @@ export type MsgVoteWeightedResponse = Message<"sdk.gov.v1.MsgVoteWeightedRespons
  * Use `create(MsgVoteWeightedResponseSchema)` to create a new message.
  */
 export const MsgVoteWeightedResponseSchema: GenMessage<MsgVoteWeightedResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 5);
+  messageDesc(file_sdk_gov_v1_tx, 7);
 
 /**
  * @generated from message sdk.gov.v1.MsgDeposit
@@ -198,7 +238,7 @@ export type MsgDeposit = Message<"sdk.gov.v1.MsgDeposit"> & {
  * Use `create(MsgDepositSchema)` to create a new message.
  */
 export const MsgDepositSchema: GenMessage<MsgDeposit> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 6);
+  messageDesc(file_sdk_gov_v1_tx, 8);
 
 /**
  * @generated from message sdk.gov.v1.MsgDepositResponse
@@ -211,7 +251,7 @@ export type MsgDepositResponse = Message<"sdk.gov.v1.MsgDepositResponse"> & {
  * Use `create(MsgDepositResponseSchema)` to create a new message.
  */
 export const MsgDepositResponseSchema: GenMessage<MsgDepositResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_gov_v1_tx, 7);
+  messageDesc(file_sdk_gov_v1_tx, 9);
 
 /**
  * @generated from service sdk.gov.v1.Msg
@@ -224,6 +264,14 @@ export const Msg: GenService<{
     methodKind: "unary";
     input: typeof MsgSubmitProposalSchema;
     output: typeof MsgSubmitProposalResponseSchema;
+  },
+  /**
+   * @generated from rpc sdk.gov.v1.Msg.ExecLegacyContent
+   */
+  execLegacyContent: {
+    methodKind: "unary";
+    input: typeof MsgExecLegacyContentSchema;
+    output: typeof MsgExecLegacyContentResponseSchema;
   },
   /**
    * @generated from rpc sdk.gov.v1.Msg.Vote
