@@ -4,6 +4,7 @@ import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { aminoTime } from "./amino-json.js";
 import { formatDec, parseDec } from "./dec.js";
+import { isLegacyDecField, legacyDecJson } from "./legacy-dec-field.js";
 import type { TypeRegistry } from "./type-registry.js";
 
 /**
@@ -119,6 +120,9 @@ export class AminoEncoder {
         return v as number;
       case "scalar":
         if (isZero(v) && !rule.dontOmitEmpty) return undefined;
+        // A LegacyDec field holds the scaled digits, not the decimal text scalarJson expects.
+        if (rule.encoding === "cosmos_dec" && v !== "" && isLegacyDecField(f))
+          return legacyDecJson(f, v as string);
         return scalarJson(f.scalar, v, rule);
       case "map":
         throw notSupported(`amino JSON of map field ${f.name}`);

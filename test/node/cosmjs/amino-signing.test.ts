@@ -267,6 +267,38 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON from CosmJS's Secp256k1HdWallet and the CL
     ]);
   });
 
+  it("gov v1beta1 deposit and weighted vote, signed in amino JSON with CosmJS's own v1beta1 converters", async () => {
+    const r = await alice.signAndBroadcast(
+      keys.alice.address,
+      [
+        {
+          typeUrl: "/cosmos.gov.v1beta1.MsgDeposit",
+          value: { proposalId, depositor: keys.alice.address, amount: [{ denom: "stake", amount: "5" }] },
+        },
+        {
+          typeUrl: "/cosmos.gov.v1beta1.MsgVoteWeighted",
+          value: {
+            proposalId,
+            voter: keys.alice.address,
+            options: [
+              { option: 1, weight: "700000000000000000" },
+              { option: 3, weight: "300000000000000000" },
+            ],
+          },
+        },
+      ],
+      FEE,
+    );
+    expect(r.code, r.rawLog).toBe(0);
+    expect(signModes((await alice.getTx(r.transactionHash))!.tx)).toEqual([SignMode.LEGACY_AMINO_JSON]);
+    // The testnet's voting period may be over by now (votes are pruned at the tally), so read the vote's event.
+    const voted = r.events.find((e) => e.type === "proposal_vote");
+    expect(JSON.parse(voted!.attributes.find((a) => a.key === "option")!.value)).toEqual([
+      { option: "YES", weight: "0.700000000000000000" },
+      { option: "NO", weight: "0.300000000000000000" },
+    ]);
+  });
+
   it("refuses an amino-signed tx whose signature or signed content was tampered with", async () => {
     const { accountNumber, sequence } = await alice.getSequence(keys.alice.address);
     const signed = await alice.sign(

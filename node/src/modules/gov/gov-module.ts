@@ -30,6 +30,7 @@ import { govLegacyQueryServer } from "./gov-legacy-query-server.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
 import { tallyProposal } from "./gov-tally.js";
+import { GOV_V1BETA1_AMINO_TYPES } from "./gov-v1beta1-amino.js";
 
 /**
  * Governance v1 (and v1beta1 over the same state): proposals carry messages that run with the gov account as their signer once the bonded
@@ -40,7 +41,7 @@ export class GovModule implements AppModule {
   readonly name = "gov";
   readonly consensusVersion = 5;
   readonly storeKeys = [GOV_STORE];
-  readonly aminoTypes = GOV_V1_AMINO_TYPES;
+  readonly aminoTypes = [...GOV_V1_AMINO_TYPES, ...GOV_V1BETA1_AMINO_TYPES];
   readonly protoFiles = [
     file_sdk_gov_v1_gov,
     file_sdk_gov_v1_query,

@@ -7,9 +7,9 @@ import {
   ScalarType,
   toJson,
 } from "@bufbuild/protobuf";
+import { isLegacyDecField, legacyDecJson } from "../../app/legacy-dec-field.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import { unsetMessageJson } from "../../app/zero-timestamps.js";
-import { isLegacyDecField, legacyDecJson } from "./legacy-dec-field.js";
 
 /**
  * A response as Cosmos gateways print it: protojson with proto field names and defaults, plus `null` for an

@@ -1,6 +1,6 @@
 import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import { isLegacyDecField } from "../../app/legacy-dec-field.js";
 import { BLOCK_HEIGHT_HEADERS } from "../grpc/block-height-header.js";
-import { isLegacyDecField } from "../rest/legacy-dec-field.js";
 import { grpcMethodName, type RestRoute } from "../rest/rest-routes.js";
 
 type Schema = Record<string, unknown>;

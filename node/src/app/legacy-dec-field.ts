@@ -1,6 +1,6 @@
 import { type DescField, getOption, ScalarType } from "@bufbuild/protobuf";
 import { scalar } from "@chaind/proto/sdk/scalar/v1/scalar_pb";
-import { formatDec } from "../../app/dec.js";
+import { formatDec } from "./dec.js";
 
 /**
  * A field marked `sdk.LegacyDec` holds a decimal's digits scaled by 10^18 (as text, or as the ASCII bytes of
