@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zipOf } from "../../supervisor/release-archives.js";
 import { chaind } from "../helpers/chaind-process.js";
 
 // `tx upgrade software-upgrade` checks --upgrade-info before it builds anything, as Cosmos' CLI does. The txs
@@ -36,7 +37,10 @@ describe("software-upgrade --upgrade-info checks", () => {
     chmodSync(join(dir, "release", "bin", "chaind"), 0o755);
     mkdirSync(files);
     await execa("tar", ["-czf", join(files, "chaind-v2.tar.gz"), "-C", join(dir, "release"), "bin"]);
-    await execa("zip", ["-qr", join(files, "chaind-v2.zip"), "bin"], { cwd: join(dir, "release") });
+    writeFileSync(
+      join(files, "chaind-v2.zip"),
+      await zipOf([{ name: "bin/chaind", data: "#!/bin/sh\necho v2\n", mode: 0o100755 }]),
+    );
     writeFileSync(join(files, "chaind"), "#!/bin/sh\necho v2\n");
     server = await ReleaseServer.start({ dir: files });
     writeFileSync(
@@ -99,6 +103,25 @@ describe("software-upgrade --upgrade-info checks", () => {
     expect(bad.stderr.trim()).toMatch(
       /^Error: --upgrade-info: error downloading binary for os\/arch linux\/amd64: checksum mismatch for http:\/\/127\.0\.0\.1:\d+\/chaind-v2\.tar\.gz: expected sha256:0{64}, got [0-9a-f]{64}$/,
     );
+
+    // A checksum file (`?checksum=file:`) is read and its digest checked, not taken as "no checksum".
+    writeFileSync(join(dir, "files", "SHA256SUMS"), `${"0".repeat(64)}  chaind-v2.tar.gz\n`);
+    const listed = JSON.stringify({
+      binaries: {
+        "linux/amd64": `${server.fileUrl("chaind-v2.tar.gz")}?checksum=file:${server.fileUrl("SHA256SUMS")}`,
+      },
+    });
+    const badListed = await propose("--upgrade-info", listed, "--daemon-name", "chaind");
+    expect(badListed.exitCode).toBe(1);
+    expect(badListed.stderr.trim()).toMatch(
+      /^Error: --upgrade-info: error downloading binary for os\/arch linux\/amd64: checksum mismatch for http:\/\/127\.0\.0\.1:\d+\/chaind-v2\.tar\.gz: expected sha256:0{64}, got [0-9a-f]{64}$/,
+    );
+    writeFileSync(
+      join(dir, "files", "SHA256SUMS"),
+      `${sum("chaind-v2.tar.gz").slice(7)}  chaind-v2.tar.gz\n`,
+    );
+    const goodListed = await propose("--upgrade-info", listed, "--daemon-name", "chaind");
+    expect(goodListed.exitCode, goodListed.stderr).toBe(0);
 
     const badName = await propose("--upgrade-info", doc, "--daemon-name", "../chaind");
     expect(badName.stderr.trim()).toBe(

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { checksumFromFile } from "@chaind/core/checksum-file";
 import { type ChecksummedUrl, parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { readLimitedResponse } from "@chaind/core/limited-response";
 import { parsePlanDocument, planInfoSource, validatePlanInfo } from "@chaind/core/plan-info";
@@ -9,7 +10,7 @@ import { PlanInfoError } from "@chaind/core/plan-info-error";
 
 /** A release binary or archive past this is refused: the check holds each download in memory. */
 const MAX_CHECKED_DOWNLOAD_BYTES = 512 * 1024 ** 2;
-/** A plan-info document is a few lines of JSON. */
+/** A plan-info document is a few lines of JSON; a checksum file a few lines of digests. */
 const MAX_DOCUMENT_BYTES = 1024 ** 2;
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
@@ -49,6 +50,13 @@ export async function checkPlanBinaries(
   for (const [platform, raw] of Object.entries(binaries)) {
     const target = parseChecksummedUrl(raw, opts.requireChecksum);
     try {
+      // `?checksum=file:<url>` names no digest until its file is read; downloading without one checks nothing.
+      if (target.checksumFile) {
+        const listing = (
+          await download({ url: target.checksumFile, checksum: null }, MAX_DOCUMENT_BYTES)
+        ).toString();
+        target.checksum = checksumFromFile(listing, target.url, target.checksumFile);
+      }
       const bytes = await download(target, MAX_CHECKED_DOWNLOAD_BYTES);
       const entries = archiveEntries(bytes);
       if (entries && !entries.some((e) => isDaemonPath(e, opts.daemonName)))
