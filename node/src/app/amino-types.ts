@@ -77,6 +77,13 @@ export class AminoEncoder {
       case "google.protobuf.Any":
         return this.anyJson(message as unknown as Any);
     }
+    // Amino JSON cannot show unknown fields, so a signature over it would not cover them: anyone could add some
+    // to a signed tx (inside an Any too, where the body's own check does not look) and change its hash.
+    if ((message as { $unknown?: unknown[] }).$unknown?.length)
+      throw ChainError.wrap(
+        SdkErrors.TxDecode,
+        `${cosmosName(desc.typeName)} has fields this node does not know, which amino JSON cannot sign`,
+      );
     const entry = this.types.aminoType(desc.typeName);
     if (entry?.encode) return entry.encode(message);
     if (desc.oneofs.length > 0)

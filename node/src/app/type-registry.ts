@@ -33,6 +33,9 @@ export class TypeRegistry {
   addAmino(entries: readonly AminoType[]): void {
     for (const e of entries) {
       if (this.aminoTypes.has(e.typeName)) throw new Error(`amino JSON of ${e.typeName} is registered twice`);
+      // Two types under one amino name would sign alike: a signature for one would pass for the other.
+      const twin = e.aminoName && [...this.aminoTypes.values()].find((t) => t.aminoName === e.aminoName);
+      if (twin) throw new Error(`amino name ${e.aminoName} is used by ${twin.typeName} and ${e.typeName}`);
       this.aminoTypes.set(e.typeName, e);
     }
   }

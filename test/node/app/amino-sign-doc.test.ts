@@ -209,6 +209,24 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON sign bytes (the StdSignDoc a Ledger shows 
     }
   });
 
+  it("refuses a message nested in a proposal that carries a field the node does not know: amino JSON would not sign it", () => {
+    const upgrade = pack(MsgSoftwareUpgradeSchema, {
+      authority: GOV_ADDRESS,
+      plan: { name: "v2", height: 100n },
+    });
+    // Field 111, varint 1: valid protobuf the node does not know, appended after signing by a stranger.
+    const tampered = create(AnySchema, {
+      typeUrl: upgrade.typeUrl,
+      value: new Uint8Array([...upgrade.value, ((111 << 3) & 0x7f) | 0x80, 111 >> 4, 1]),
+    });
+    const proposal = (m: Any) =>
+      pack(MsgSubmitProposalSchema, { messages: [m], proposer: ALICE, title: "t", summary: "s" });
+    expect(signText({ messages: [proposal(upgrade)] })).toContain("cosmos-sdk/MsgSoftwareUpgrade");
+    expect(() => signText({ messages: [proposal(tampered)] })).toThrow(
+      /cosmos\.upgrade\.v1beta1\.MsgSoftwareUpgrade has fields this node does not know, which amino JSON cannot sign/,
+    );
+  });
+
   it("refuses a message with no amino encoding, naming it, and a body with extension options", () => {
     const account = pack(BaseAccountSchema, { address: ALICE });
     expect(() => signText({ messages: [account] })).toThrow(

@@ -123,6 +123,33 @@ describe("software-upgrade --upgrade-info checks", () => {
     const goodListed = await propose("--upgrade-info", listed, "--daemon-name", "chaind");
     expect(goodListed.exitCode, goodListed.stderr).toBe(0);
 
+    // file: URLs: never a device (it has no end), never from a document fetched from elsewhere.
+    const device = JSON.stringify({
+      binaries: { "linux/amd64": `file:///dev/zero?checksum=sha256:${"0".repeat(64)}` },
+    });
+    const zero = await propose("--upgrade-info", device, "--daemon-name", "chaind");
+    expect(zero.stderr.trim()).toBe(
+      "Error: --upgrade-info: error downloading binary for os/arch linux/amd64: file:///dev/zero is not a regular file",
+    );
+    writeFileSync(
+      join(dir, "files", "local.json"),
+      JSON.stringify({
+        binaries: {
+          "linux/amd64": `file://${join(dir, "files", "chaind")}?${sum("chaind").replace("sha256:", "checksum=sha256:")}`,
+        },
+      }),
+    );
+    const local = await propose(
+      "--upgrade-info",
+      `${server.fileUrl("local.json")}?checksum=${sum("local.json")}`,
+      "--daemon-name",
+      "chaind",
+    );
+    expect(local.exitCode).toBe(1);
+    expect(local.stderr.trim()).toMatch(
+      /binary for linux\/amd64 is a file: URL, which only inline plan info may name$/,
+    );
+
     const badName = await propose("--upgrade-info", doc, "--daemon-name", "../chaind");
     expect(badName.stderr.trim()).toBe(
       'Error: --upgrade-info: invalid daemon name "../chaind": a file name, e.g. chaind',

@@ -49,6 +49,13 @@ export async function checkPlanBinaries(
   }
   for (const [platform, raw] of Object.entries(binaries)) {
     const target = parseChecksummedUrl(raw, opts.requireChecksum);
+    // A document fetched from elsewhere must not make this command read the proposer's own files.
+    const remote = src.kind !== "inline" && !src.document.url.startsWith("file:");
+    if (remote && [target.url, target.checksumFile].some((u) => u?.startsWith("file:")))
+      throw new PlanInfoError(
+        "PLAN_INFO",
+        `plan info document ${src.document.url}: binary for ${platform} is a file: URL, which only inline plan info may name`,
+      );
     try {
       // `?checksum=file:<url>` names no digest until its file is read; downloading without one checks nothing.
       if (target.checksumFile) {
@@ -77,7 +84,10 @@ async function download(target: ChecksummedUrl, maxBytes: number): Promise<Buffe
   let bytes: Buffer;
   if (target.url.startsWith("file:")) {
     const path = fileURLToPath(target.url);
-    if ((await stat(path)).size > maxBytes) throw new Error(`${target.url} is larger than ${maxBytes} bytes`);
+    const st = await stat(path);
+    // A device or FIFO reports no size and never ends (/dev/zero, a pipe): only regular files are read.
+    if (!st.isFile()) throw new Error(`${target.url} is not a regular file`);
+    if (st.size > maxBytes) throw new Error(`${target.url} is larger than ${maxBytes} bytes`);
     bytes = await readFile(path);
   } else {
     const res = await fetch(target.url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
