@@ -181,6 +181,13 @@ export class VisorRunner {
       this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
       return false;
     }
+    // The trial may have ended while the probe looked (a first block seen elsewhere): then nothing is counted.
+    const current = this.status.current.trial;
+    if (!current) {
+      this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
+      return false;
+    }
+    trial = current;
     const limit = this.config.rollbackAfterFailures;
     const failures = trial.failures + 1;
     this.status.update({ trial: { ...trial, failures, last_exit: code } });

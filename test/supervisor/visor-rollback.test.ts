@@ -134,6 +134,18 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(byHand.exitCode).toBe(1);
     expect(byHand.stderr.trim()).toBe("Error: nothing to roll back: upgrade v2 was already rolled back");
 
+    // A marker that cannot be read cannot clear the binary beside it: visor refuses rather than run it.
+    const marker = join(h.home, "cosmovisor", "upgrades", "v2", ".visor-rolled-back.json");
+    const record = readFileSync(marker, "utf8");
+    writeFileSync(marker, "{ cut short");
+    const unreadable = h.start(["start"], env);
+    expect(await unreadable.exit()).toBe(70);
+    expect(unreadable.output).not.toContain("starting daemon");
+    expect(unreadable.output).toContain(
+      `Error: upgrade v2 was rolled back, but its marker ${marker} cannot be read`,
+    );
+    writeFileSync(marker, record);
+
     // A fixed binary for the plan is applied, and its first block above the height ends the trial.
     const fixedBinary = join(h.root, "fake-v2-fixed");
     writeFileSync(fixedBinary, `${readFileSync(v2, "utf8")}\n// the fixed release\n`, { mode: 0o755 });
