@@ -151,16 +151,33 @@ export class VisorRunner {
     const trial = this.status.current.trial;
     if (!trial?.backup) return;
     const limit = this.config.rollbackAfterFailures;
-    const due =
-      rollbackUnderWay(this.layout) ||
-      (await rolledBackReason(this.layout, { name: trial.plan })) !== null ||
-      (limit > 0 && trial.failures >= limit);
-    if (!due) return;
+    const started =
+      rollbackUnderWay(this.layout) || (await rolledBackReason(this.layout, { name: trial.plan })) !== null;
+    if (!started && !(limit > 0 && trial.failures >= limit)) return;
+    // Failures counted while visor could not tell whether a block was committed roll nothing back by themselves.
+    if (!started && (await this.blindTo(trial))) return;
     const reason =
       limit > 0 && trial.failures >= limit
         ? `the new binary exited non-zero ${trial.failures} times before committing a block above height ${trial.height}`
         : "finishing a rollback that was cut short";
     throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
+  }
+
+  /**
+   * True, and says so, when neither a proven node API nor the home's block store answers: restoring the backup
+   * then could lose every block the new binary committed since the upgrade.
+   */
+  private async blindTo(trial: UpgradeTrial, looked?: FirstBlockProbe): Promise<boolean> {
+    const probe =
+      looked ??
+      new FirstBlockProbe({ ...this.deps, layout: this.layout, api: this.api, upgradeHeight: trial.height });
+    if (!looked) await probe.above();
+    if (!probe.blind) return false;
+    this.deps.logger.error(
+      `the new binary exited non-zero ${trial.failures} times, but visor cannot tell whether it committed a block above height ${trial.height} (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores the backup if the upgrade never committed a block`,
+      { plan: trial.plan },
+    );
+    return true;
   }
 
   /**
@@ -170,12 +187,13 @@ export class VisorRunner {
    */
   private async failedOnTrial(trial: UpgradeTrial, code: number): Promise<boolean> {
     // It may have committed its first block after the last look: then this is an ordinary failure.
-    const seen = await new FirstBlockProbe({
+    const probe = new FirstBlockProbe({
       ...this.deps,
       layout: this.layout,
       api: this.api,
       upgradeHeight: trial.height,
-    }).above();
+    });
+    const seen = await probe.above();
     if (seen) {
       this.confirmed(trial, seen);
       this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
@@ -201,6 +219,7 @@ export class VisorRunner {
       });
       return true;
     }
+    if (await this.blindTo({ ...trial, failures }, probe)) return false;
     const reason = `the new binary exited non-zero ${failures} times (last status ${code}) before committing a block above height ${trial.height}`;
     if (!trial.backup) {
       this.deps.logger.error(

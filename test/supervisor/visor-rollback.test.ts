@@ -222,6 +222,29 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(status().trial).toBeNull();
   });
 
+  it("with neither a block store nor a node API, crashes are counted but visor never rolls back by itself", async () => {
+    await haltForV2({ FAKE_BLOCKSTORE: "" });
+    expect(existsSync(join(h.home, "data", "blockstore.db"))).toBe(false);
+    const before = hashTree(join(h.home, "data"));
+    const v = h.start(["start"], { FAKE_CRASH: "v2" });
+    expect(await v.exit(60_000)).toBe(2);
+    expect(v.output).toContain(
+      'the new binary exited non-zero 3 times, but visor cannot tell whether it committed a block above height 5 (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores',
+    );
+    expect(current()).toBe("upgrades/v2");
+    expect(status().trial).toMatchObject({ plan: "v2", failures: 3, last_exit: 2 });
+    // Nothing restored: what the new binary wrote stays, and no data folder was set aside.
+    expect(hashTree(join(h.home, "data"))).not.toEqual(before);
+    expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+
+    // Nor at the next start, where the counted failures would otherwise finish the rollback.
+    const again = h.start(["start"], { FAKE_CRASH: "v2" });
+    expect(await again.exit(60_000)).toBe(2);
+    expect(again.output).toContain("visor cannot tell whether it committed a block above height 5");
+    expect(current()).toBe("upgrades/v2");
+    expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+  });
+
   it("with UNSAFE_SKIP_BACKUP there is nothing to restore: visor says so and exits with the daemon's status", async () => {
     await haltForV2();
     const v = h.start(["start"], { FAKE_CRASH: "v2", UNSAFE_SKIP_BACKUP: "true" });
