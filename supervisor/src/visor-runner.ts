@@ -17,6 +17,7 @@ import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
+import { VisorPidFile } from "./visor-pid-file.js";
 import { StatusFile } from "./visor-status.js";
 
 type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kind: "stopped"; code: number };
@@ -74,6 +75,8 @@ export class VisorRunner {
     };
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
     for (const s of signals) process.on(s, forward);
+    const pidFile = new VisorPidFile(this.layout.pidFile);
+    pidFile.claim();
     cleanStaging(this.layout);
     await stopOrphanedDaemon(this.status.previous, {
       logger: this.deps.logger,
@@ -123,6 +126,7 @@ export class VisorRunner {
       for (const s of signals) process.off(s, forward);
       this.api.close();
       await this.notifier.drain();
+      pidFile.release();
     }
   }
 

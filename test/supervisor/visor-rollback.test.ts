@@ -38,6 +38,20 @@ const eventsIn = (file: string) =>
         .map((l) => JSON.parse(l) as { event: string; upgrade: string; height: number; details: object })
     : [];
 
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(done()).toBe(true);
+}
+
 describe("visor: rolling back an upgrade whose new binary never commits a block", () => {
   let h: ReturnType<typeof visorHome>;
   let v1: string;
@@ -182,11 +196,26 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     // v2 running (its height unreadable to visor: no block store, no API) may not be rolled back under it.
     const running = h.start(["start"]);
     await running.waitFor(/v2 height/);
+    expect(readFileSync(join(h.home, "cosmovisor", "visor.pid"), "utf8").trim()).toBe(
+      String(running.proc.pid),
+    );
     const refused = await h.visor(["rollback"]);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toMatch(/^Error: the daemon \(pid \d+\) still runs on .*: stop visor first/);
-    running.proc.kill("SIGTERM");
-    expect(await running.exit()).toBe(0);
+    expect(refused.stderr).toMatch(
+      /^Error: visor \(pid \d+\) still runs on .*: stop it first, then run visor rollback/,
+    );
+
+    // A visor killed with SIGKILL leaves its pid file and its daemon behind: the daemon still refuses a rollback.
+    running.proc.kill("SIGKILL");
+    const visorPid = running.proc.pid as number;
+    await until(() => !pidExists(visorPid));
+    const orphan = status().child_pid as number;
+    const refusedOrphan = await h.visor(["rollback"]);
+    expect(refusedOrphan.exitCode).toBe(1);
+    expect(refusedOrphan.stderr).toMatch(/^Error: the daemon \(pid \d+\) still runs on .*: stop visor first/);
+    process.kill(orphan, "SIGTERM");
+    await running.exit();
+    await until(() => !pidExists(orphan) || readFileSync(`/proc/${orphan}/stat`, "utf8").includes(") Z"));
 
     const done = await h.visor(["rollback"]);
     expect(done.exitCode, done.all).toBe(0);
