@@ -240,6 +240,18 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect((await killed.proc).signal).toBe("SIGKILL");
     expect(existsSync(join(h.home, "data"))).toBe(false);
     expect(existsSync(join(h.home, "data.rollback"))).toBe(true);
+    const [setAside] = readdirSync(h.home).filter((f) => f.startsWith("data.failed-"));
+
+    // A clone whose journal names another backup is refused, not restored.
+    const journal = join(h.home, "data.rollback", ".visor-rollback.json");
+    const written = readFileSync(journal, "utf8");
+    writeFileSync(journal, JSON.stringify({ ...JSON.parse(written), backup: "/elsewhere/data-backup-x" }));
+    const wrong = h.start(["start"]);
+    expect(await wrong.exit(60_000)).toBe(1);
+    expect(wrong.output).not.toContain("starting daemon");
+    expect(wrong.output).toContain("holds another backup (/elsewhere/data-backup-x); move it away");
+    expect(existsSync(join(h.home, "data"))).toBe(false);
+    writeFileSync(journal, written);
 
     const next = h.start(["start"]);
     expect(await next.exit(60_000)).toBe(70);
@@ -249,6 +261,8 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(existsSync(join(h.home, "data.rollback"))).toBe(false);
     expect(current()).toBe("genesis");
     expect(status().trial).toBeNull();
+    // Where the data folder was set aside before the kill is still known.
+    expect(status().last_rollback.failed_data).toBe(join(h.home, setAside));
   });
 
   it("with neither a block store nor a node API, crashes are counted but visor never rolls back by itself", async () => {
