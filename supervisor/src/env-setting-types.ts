@@ -20,7 +20,8 @@ const TOML_ESCAPES: Record<string, string> = {
 
 /** A string as go-toml v2 writes it: a literal string, or a basic one when it holds a quote or a control. */
 export function goTomlString(s: string): string {
-  if (!/['\b\f\n\r\t]/.test(s)) return `'${s}'`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls a TOML literal string cannot hold (all but tab).
+  if (!/[\x00-\x08\x0a-\x1f\x7f']/.test(s)) return `'${s}'`;
   let out = "";
   for (const ch of s) {
     const c = ch.charCodeAt(0);

@@ -141,6 +141,19 @@ describe("cosmovisor's config.toml", () => {
     expect(goTomlString(`it's "x"\\y`)).toBe(`"it's \\"x\\"\\\\y"`);
     expect(goTomlString("a\tb\nc")).toBe('"a\\tb\\nc"');
   });
+
+  it("writes controls other than tab (\\x01, \\x7f) as escapes that read back as written; a tab stays literal", () => {
+    expect(goTomlString("a\x01b\x7fc")).toBe('"a\\u0001b\\u007Fc"');
+    expect(goTomlString("a\tb")).toBe("'a\tb'");
+    const command = "/bin/notify \x01\x7f\tx";
+    writeFileSync(file, cosmovisorConfigToml(home, "simd"));
+    const rendered = renderConfigToml(
+      configuredSettings({ VISOR_NOTIFY_CMD: command }, { configFile: file }),
+    );
+    const again = join(root, "again.toml");
+    writeFileSync(again, rendered);
+    expect(loadVisorConfig({}, { configFile: again }).notifyCommand).toBe(command);
+  });
 });
 
 describe("--cosmovisor-config in visor's arguments", () => {
