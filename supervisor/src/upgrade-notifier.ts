@@ -16,7 +16,7 @@ export type UpgradeEventName =
   | "rolled_back";
 
 /** What the notification command reads on stdin: one JSON object and a newline. */
-export interface UpgradeEvent {
+interface UpgradeEvent {
   event: UpgradeEventName;
   upgrade: string;
   height: number;
