@@ -29,14 +29,27 @@ function parseLine(line: string): Listed | null {
   return null;
 }
 
+/** The path of `url` with its percent escapes decoded; a malformed escape (`%zz`) is a checksum error. */
+function decodedPath(url: string, checksumFileUrl: string): string {
+  const { pathname } = new URL(url);
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    throw new PlanInfoError(
+      "CHECKSUM",
+      `cannot match the checksum file ${checksumFileUrl} to ${url}: its path ${JSON.stringify(pathname)} holds a malformed percent escape`,
+    );
+  }
+}
+
 /**
  * The names a checksum file may list the artifact under, as go-getter matches them: its file name (also as
  * `*name` and `?name`), its path relative to the checksum file's folder (also `./path`), and its full path.
  */
 function namesOf(artifactUrl: string, checksumFileUrl: string): Set<string> {
-  const path = decodeURIComponent(new URL(artifactUrl).pathname);
+  const path = decodedPath(artifactUrl, checksumFileUrl);
   const base = posix.basename(path);
-  const rel = posix.relative(posix.dirname(decodeURIComponent(new URL(checksumFileUrl).pathname)), path);
+  const rel = posix.relative(posix.dirname(decodedPath(checksumFileUrl, checksumFileUrl)), path);
   return new Set([base, `*${base}`, `?${base}`, rel, `./${rel}`, path]);
 }
 
@@ -51,7 +64,7 @@ export function checksumFromFile(text: string, artifactUrl: string, checksumFile
     if (listed && (listed.name === "" || names.has(listed.name)))
       return { algorithm: listed.algorithm, hex: listed.hex };
   }
-  const base = posix.basename(decodeURIComponent(new URL(artifactUrl).pathname));
+  const base = posix.basename(decodedPath(artifactUrl, checksumFileUrl));
   throw new PlanInfoError(
     "CHECKSUM",
     `the checksum file ${checksumFileUrl} lists no checksum for ${JSON.stringify(base)} (expected lines such as "<sha256 hex>  ${base}" or "SHA256 (${base}) = <hex>")`,

@@ -44,7 +44,7 @@ export interface ChecksummedUrl {
   checksumFile?: string;
 }
 
-export const URL_SCHEMES = ["http:", "https:", "file:"];
+const URL_SCHEMES = ["http:", "https:", "file:"];
 
 /**
  * Splits `<url>?checksum=<type>:<hex>`, `<url>?checksum=<hex>` (the type told by its length) or

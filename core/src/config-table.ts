@@ -117,7 +117,8 @@ function setAt(target: Record<string, unknown>, path: string[], value: unknown):
   cur[path[path.length - 1]] = value;
 }
 
-function getAt(source: Record<string, unknown>, path: string[]): unknown {
+/** The value at `path` (a setting's row path) in a nested config object. */
+export function getAt(source: Record<string, unknown>, path: string[]): unknown {
   let cur: unknown = source;
   for (const p of path) cur = (cur as Record<string, unknown>)[p];
   return cur;

@@ -24,7 +24,7 @@ export interface UnpackLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: MAX_UNPACKED_BYTES };
+const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: MAX_UNPACKED_BYTES };
 
 /** Who visor runs as: every installed file becomes theirs (POSIX; elsewhere files keep their owner). */
 const self = process.getuid && process.getgid ? { uid: process.getuid(), gid: process.getgid() } : null;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { tableRows } from "@chaind/core/config-table";
+import { getAt, tableRows } from "@chaind/core/config-table";
 import { GO_TIME_LAYOUTS } from "./go-time-layout.js";
 import { fileKeyOf, VISOR_SETTINGS, type VisorConfig } from "./visor-config.js";
 
@@ -37,8 +37,6 @@ function rowsInCosmovisorOrder() {
   return { theirs, ours: rows.filter((r) => !(COSMOVISOR_SETTINGS as readonly string[]).includes(r.key)) };
 }
 
-const settingValue = (c: VisorConfig, path: string[]) => (c as Record<string, unknown>)[path[0]];
-
 /**
  * The config.toml `cosmovisor init` writes: one `key = value` line per field, as go-toml v2 encodes them
  * (literal strings, durations as integer nanoseconds, the time format by its option name). Visor's own keys
@@ -48,7 +46,7 @@ const settingValue = (c: VisorConfig, path: string[]) => (c as Record<string, un
 export function renderConfigToml(configured: VisorConfig): string {
   const c = { ...configured, dataBackupDir: configured.dataBackupDir || configured.home };
   const line = (row: ReturnType<typeof tableRows>[number]) =>
-    `${fileKeyOf(row.key)} = ${row.setting.type.toml!(settingValue(c, row.path))}`;
+    `${fileKeyOf(row.key)} = ${row.setting.type.toml!(getAt(c as unknown as Record<string, unknown>, row.path))}`;
   const { theirs, ours } = rowsInCosmovisorOrder();
   return [
     ...theirs.map(line),
@@ -68,7 +66,7 @@ export function describeConfig(c: VisorConfig): string {
   const show = (row: ReturnType<typeof tableRows>[number]) =>
     row.key === "COSMOVISOR_TIMEFORMAT_LOGS"
       ? GO_TIME_LAYOUTS[c.timeFormatLogs]
-      : row.setting.type.show(settingValue(c, row.path));
+      : row.setting.type.show(getAt(c as unknown as Record<string, unknown>, row.path));
   // Cosmovisor's printout has no DAEMON_GRPC_ADDRESS line; visor prints it first of its own.
   const isGrpc = (r: { key: string }) => r.key === "DAEMON_GRPC_ADDRESS";
   const configurable = [...theirs.filter((r) => !isGrpc(r)), ...theirs.filter(isGrpc), ...ours];

@@ -4,11 +4,13 @@ import {
   linkSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
 import { lackOfSpace } from "./disk-space.js";
@@ -147,11 +149,40 @@ function rotateBackups(root: string, keep: number, deps: { logger: Logger }): vo
  */
 const KEPT_ON_RESTORE = ["priv_validator_state.json"];
 
+/** What a restore under way has done, kept inside its clone so a restore cut short resumes it faithfully. */
+interface RestoreJournal {
+  /** The backup the clone was made from. */
+  backup: string;
+  /** Where the data folder was set aside, once it was. */
+  failed_data: string | null;
+}
+
+const JOURNAL = ".visor-rollback.json";
+
+function readJournal(staged: string, backupDir: string): RestoreJournal {
+  let journal: RestoreJournal;
+  try {
+    journal = JSON.parse(readFileSync(join(staged, JOURNAL), "utf8")) as RestoreJournal;
+  } catch (e) {
+    throw new VisorError(
+      "ROLLBACK",
+      `restoring ${backupDir} failed: ${staged} is there but its journal cannot be read (${(e as Error).message}), so which backup it holds is unknown; move it away, then run visor again`,
+    );
+  }
+  if (journal.backup !== backupDir)
+    throw new VisorError(
+      "ROLLBACK",
+      `restoring ${backupDir} failed: ${staged} holds another backup (${journal.backup}); move it away, then run visor again`,
+    );
+  return journal;
+}
+
 /**
  * Puts a backup back as `dataDir`: the backup is cloned (tables hard-linked, so the backup itself stays intact
  * while the node writes) into `<dataDir>.rollback`, then the data folder is set aside as
  * `<dataDir>.failed-<time>` and the clone renamed into its place. Safe to repeat after a crash: a complete clone
- * is used again, a partial one made again. Answers where the set-aside folder went (null when there was none).
+ * of the same backup is used again (its journal says which, and where the data folder went), a partial one made
+ * again. Answers where the set-aside folder went (null when there was none).
  */
 export function restoreDataBackup(
   backupDir: string,
@@ -161,7 +192,9 @@ export function restoreDataBackup(
 ): { failedData: string | null } {
   const staged = `${dataDir}.rollback`;
   const partial = `${staged}.partial`;
-  if (!existsSync(staged)) {
+  let journal: RestoreJournal = { backup: backupDir, failed_data: null };
+  if (existsSync(staged)) journal = readJournal(staged, backupDir);
+  else {
     rmSync(partial, { recursive: true, force: true });
     const entries = walk(backupDir);
     const parent = join(dataDir, "..");
@@ -172,22 +205,26 @@ export function restoreDataBackup(
       throw new VisorError("ROLLBACK", `restoring ${backupDir} failed: not enough disk space: ${lack}`);
     try {
       cloneEntries(entries, backupDir, partial);
+      writeFileAtomic(join(partial, JOURNAL), JSON.stringify(journal));
       renameSync(partial, staged);
     } catch (e) {
       rmSync(partial, { recursive: true, force: true });
       throw new VisorError("ROLLBACK", `restoring ${backupDir} failed: ${(e as Error).message}`);
     }
   }
-  let failedData: string | null = null;
   if (existsSync(dataDir)) {
     for (const f of KEPT_ON_RESTORE)
       if (existsSync(join(dataDir, f))) copyFileSync(join(dataDir, f), join(staged, f));
     const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, "-");
-    failedData = `${dataDir}.failed-${stamp}`;
-    renameSync(dataDir, failedData);
+    const setAside = `${dataDir}.failed-${stamp}`;
+    journal = { ...journal, failed_data: setAside };
+    writeFileAtomic(join(staged, JOURNAL), JSON.stringify(journal));
+    renameSync(dataDir, setAside);
   }
+  const failedData = journal.failed_data;
   crashPoint("rollback");
   renameSync(staged, dataDir);
+  rmSync(join(dataDir, JOURNAL), { force: true });
   deps.logger.info("data restored from backup", { backup: backupDir, failed_data: failedData ?? "none" });
   return { failedData };
 }

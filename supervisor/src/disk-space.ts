@@ -21,3 +21,16 @@ export function lackOfSpace(dir: string, needed: number): string | null {
   if (needed + reserve <= free) return null;
   return `${dir} has ${sizeText(free)} free, and ${sizeText(needed)} are needed plus a reserve of ${sizeText(reserve)}`;
 }
+
+/**
+ * For a stream being written to `dir`, having gone from `before` to `after` bytes: once per MiB written, whether
+ * `needed` more bytes still fit (as {@link lackOfSpace}); null between the checks.
+ */
+export function lackOfSpaceWhileWriting(
+  dir: string,
+  before: number,
+  after: number,
+  needed: number,
+): string | null {
+  return Math.floor(after / MiB) === Math.floor(before / MiB) ? null : lackOfSpace(dir, needed);
+}

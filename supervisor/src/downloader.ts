@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import type { ChecksummedUrl } from "@chaind/core/checksummed-url";
 import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
-import { lackOfSpace } from "./disk-space.js";
+import { lackOfSpace, lackOfSpaceWhileWriting } from "./disk-space.js";
 import { FetchError, type FetchPolicy, openUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 
@@ -29,9 +29,6 @@ export const DEFAULT_DOWNLOAD: Omit<DownloadOptions, "policy"> = {
 
 /** VISOR_MAX_DOWNLOAD_BYTES by default: far above any node binary, far below a disk. */
 export const DEFAULT_MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
-
-/** While streaming, free space is looked at again each time this many bytes have arrived. */
-const SPACE_CHECK_BYTES = 1024 * 1024;
 
 /** Errors of the local disk: another attempt would fail the same way, so they stop the download at once. */
 const LOCAL_WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
@@ -121,10 +118,13 @@ async function attemptDownload(
       const before = bytes;
       bytes += chunk.length;
       if (bytes > max) return cb(new FetchError(`it sent more than VISOR_MAX_DOWNLOAD_BYTES (${max} bytes)`));
-      if (Math.floor(bytes / SPACE_CHECK_BYTES) !== Math.floor(before / SPACE_CHECK_BYTES)) {
-        const short = lackOfSpace(dir, total === null ? 0 : Math.max(0, total - bytes));
-        if (short) return cb(new FetchError(`not enough disk space: ${short}`));
-      }
+      const short = lackOfSpaceWhileWriting(
+        dir,
+        before,
+        bytes,
+        total === null ? 0 : Math.max(0, total - bytes),
+      );
+      if (short) return cb(new FetchError(`not enough disk space: ${short}`));
       sha256.update(chunk);
       checked?.update(chunk);
       opts.onProgress?.(bytes, total);

@@ -1,35 +1,13 @@
 import { isAbsolute } from "node:path";
 import type { SettingType } from "@chaind/core/config-table";
 import { formatGoDuration, parseGoDuration } from "@chaind/core/go-duration";
+import { goTomlString } from "./go-toml-string.js";
 
 /**
  * The value types of visor's settings, read from environment strings the way cosmovisor reads them, and from
  * config.toml's TOML values the way cosmovisor's viper decodes them (booleans, integers, integer-nanosecond
  * durations). `toml` writes a value as cosmovisor's encoder (go-toml v2) does.
  */
-
-const TOML_ESCAPES: Record<string, string> = {
-  "\\": "\\\\",
-  '"': '\\"',
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
-
-/** A string as go-toml v2 writes it: a literal string, or a basic one when it holds a quote or a control. */
-export function goTomlString(s: string): string {
-  if (!/['\b\f\n\r\t]/.test(s)) return `'${s}'`;
-  let out = "";
-  for (const ch of s) {
-    const c = ch.charCodeAt(0);
-    if (TOML_ESCAPES[ch]) out += TOML_ESCAPES[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\u00${c.toString(16).toUpperCase().padStart(2, "0")}`;
-    else out += ch;
-  }
-  return `"${out}"`;
-}
 
 export const envText: SettingType<string> = {
   expected: "a string",

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Logger } from "@chaind/core/logger";
 import type { VisorStatus } from "./visor-status.js";
 
@@ -63,4 +63,20 @@ export async function stopOrphanedDaemon(
   deps.logger.warn("the earlier daemon did not stop in time: killing it", { pid });
   process.kill(pid, "SIGKILL");
   await gone(pid, 5_000);
+}
+
+/**
+ * For what must not overlap a running daemon (`visor rollback`): the recorded daemon's pid if it may still
+ * run. Without /proc, which binary a pid runs cannot be read, so a recorded pid that exists is taken for it.
+ */
+export function daemonMayRun(status: VisorStatus | null): number | null {
+  const pid = status?.child_pid;
+  if (!pid) return null;
+  if (existsSync("/proc/self")) return recordedDaemon(status);
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM" ? pid : null;
+  }
 }

@@ -4,7 +4,7 @@ import { goPlatform } from "@chaind/core/go-platform";
 import type { Logger } from "@chaind/core/logger";
 import { binaryForPlatform, parsePlanDocument, planInfoSource } from "@chaind/core/plan-info";
 import { PlanInfoError } from "@chaind/core/plan-info-error";
-import { withChecksumFromFile } from "./checksum-file.js";
+import { withChecksumFromFile } from "./checksum-file-fetch.js";
 import { type FetchPolicy, readUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 

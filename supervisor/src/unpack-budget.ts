@@ -1,12 +1,9 @@
 import { Transform } from "node:stream";
-import { lackOfSpace } from "./disk-space.js";
+import { lackOfSpaceWhileWriting } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";
 
 /** Past this, an archive entry is refused (a decompression bomb is not a binary); so is an archive past it in all. */
 export const MAX_UNPACKED_BYTES = 4 * 1024 ** 3;
-
-/** Free space is looked at again each time this many bytes have been unpacked. */
-const SPACE_CHECK_BYTES = 1024 * 1024;
 
 /**
  * The bytes one artifact may unpack to, counted as they stream out of a decoder: a decompression bomb is
@@ -30,10 +27,8 @@ export class UnpackBudget {
               `refusing archive: ${what} unpacks to more than ${this.opts.maxBytes} bytes (a decompression bomb, or no binary)`,
             ),
           );
-        if (Math.floor(this.used / SPACE_CHECK_BYTES) !== Math.floor(before / SPACE_CHECK_BYTES)) {
-          const lack = lackOfSpace(this.opts.dir, 0);
-          if (lack) return cb(new VisorError("ARCHIVE", `not enough disk space to unpack ${what}: ${lack}`));
-        }
+        const lack = lackOfSpaceWhileWriting(this.opts.dir, before, this.used, 0);
+        if (lack) return cb(new VisorError("ARCHIVE", `not enough disk space to unpack ${what}: ${lack}`));
         cb(null, chunk);
       },
     });

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import type { Logger } from "@chaind/core/logger";
 import { redactUrls } from "./url-redaction.js";
 
@@ -15,13 +16,21 @@ export type UpgradeEventName =
   | "rolled_back";
 
 /** What the notification command reads on stdin: one JSON object and a newline. */
-export interface UpgradeEvent {
+interface UpgradeEvent {
   event: UpgradeEventName;
   upgrade: string;
   height: number;
   /** When visor saw the step, RFC 3339 in UTC. */
   time: string;
   details: Record<string, unknown>;
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
 }
 
 /**
@@ -34,6 +43,9 @@ export class UpgradeNotifier {
   private queue: Promise<void> = Promise.resolve();
   private readonly argv: string[];
   private readonly warned = new Set<string>();
+  /** Set once drain's deadline has passed: what is still queued is dropped, the running command killed. */
+  private dropped = false;
+  private running: ChildProcess | null = null;
 
   constructor(
     private readonly opts: { command: string; timeoutMs: number },
@@ -58,32 +70,54 @@ export class UpgradeNotifier {
     };
     // Plan.info and errors may name URLs with credentials.
     const line = `${redactUrls(JSON.stringify(doc))}\n`;
-    this.queue = this.queue.then(() => this.send(event, line));
+    // A command spawn refuses outright (a NUL byte in it) must not break the queue for later events.
+    this.queue = this.queue
+      .then(() => this.send(event, line))
+      .catch((e: unknown) => this.failed(event, `cannot run ${this.argv[0]}: ${(e as Error).message}`));
   }
 
-  /** Waits for the queued events (each bounded by the timeout), so none is lost when visor exits. */
-  drain(): Promise<void> {
-    return this.queue;
+  /**
+   * Waits for the queued events, so none is lost when visor exits; but for one VISOR_NOTIFY_TIMEOUT in all,
+   * however many are queued, so a slow command cannot hold visor's exit for long.
+   */
+  async drain(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), this.opts.timeoutMs);
+    });
+    const outcome = await Promise.race([this.queue, deadline]);
+    clearTimeout(timer);
+    if (outcome !== "late") return;
+    this.dropped = true;
+    if (this.running) killGroup(this.running);
+    this.deps.logger.warn("notifications still queued at exit are dropped", {
+      after_ms: this.opts.timeoutMs,
+    });
   }
 
   private send(event: UpgradeEventName, line: string): Promise<void> {
     const [cmd, ...args] = this.argv;
+    if (this.dropped) return Promise.resolve();
     return new Promise<void>((resolve) => {
       let done = false;
       const finish = (failure: string | null) => {
         if (done) return;
         done = true;
+        this.running = null;
         clearTimeout(timer);
         if (failure) this.failed(event, failure);
         resolve();
       };
-      const child = spawn(cmd, args, { stdio: ["pipe", "ignore", "inherit"], detached: true });
+      let child: ChildProcessByStdio<Writable, null, null>;
+      try {
+        child = spawn(cmd, args, { stdio: ["pipe", "ignore", "inherit"], detached: true });
+      } catch (e) {
+        this.failed(event, `cannot run ${cmd}: ${(e as Error).message}`);
+        return resolve();
+      }
+      this.running = child;
       const timer = setTimeout(() => {
-        try {
-          if (child.pid) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
+        killGroup(child);
         finish(`still running after ${this.opts.timeoutMs} ms (VISOR_NOTIFY_TIMEOUT): killed`);
       }, this.opts.timeoutMs);
       child.once("error", (e) => finish(`cannot run ${cmd}: ${e.message}`));

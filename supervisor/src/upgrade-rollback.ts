@@ -125,8 +125,9 @@ export async function rolledBackReason(layout: VisorLayout, plan: { name: string
   let record: RolledBackRecord;
   try {
     record = JSON.parse(readFileSync(marker, "utf8")) as RolledBackRecord;
-  } catch {
-    return null;
+  } catch (e) {
+    // Which binary was rolled back cannot be told: the one there may be it, so it is not run.
+    return `upgrade ${plan.name} was rolled back, but its marker ${marker} cannot be read (${(e as Error).message}); not starting its binary: install a fixed binary with "visor add-upgrade ${plan.name} <binary> --force" and delete ${marker}, then run visor again`;
   }
   if (record.binary_sha256 !== (await fileDigest(bin))) return null;
   return `upgrade ${plan.name} was rolled back (${record.reason}); not starting that binary again, nor the old one, which would halt at height ${record.height} again: install a fixed binary with "visor add-upgrade ${plan.name} <binary> --force" (or, to try the same one again, delete ${marker}), then run visor again`;

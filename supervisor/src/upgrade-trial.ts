@@ -34,6 +34,11 @@ export class FirstBlockProbe {
   private busy = false;
   private retryAt = 0;
   private retryMs = MIN_RETRY_MS;
+  /**
+   * True after a look where neither source answered (no proven node API, no readable block store): whether the
+   * upgrade committed a block cannot be told, so nothing may be concluded from its absence.
+   */
+  blind = false;
 
   constructor(
     private readonly ctx: { layout: VisorLayout; api: NodeApi; logger: Logger; upgradeHeight: number },
@@ -46,6 +51,7 @@ export class FirstBlockProbe {
     try {
       const { layout, api, upgradeHeight } = this.ctx;
       const reported = await api.height().catch(() => null);
+      this.blind = false;
       if (reported !== null && reported > upgradeHeight)
         return { height: reported, from: `the node's API (${api.via})` };
       if (Date.now() < this.retryAt) return null;
@@ -57,6 +63,7 @@ export class FirstBlockProbe {
         return home.height > upgradeHeight ? home : null;
       } catch (e) {
         this.ctx.logger.debug("the home's own height cannot be read", { err: (e as Error).message });
+        this.blind = reported === null;
         this.retryAt = Date.now() + this.retryMs;
         this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
         return null;

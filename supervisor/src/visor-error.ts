@@ -37,7 +37,7 @@ export class VisorError extends Error {
  * apart from 1 (visor's errors) and what daemons exit with (Cosmos 1, Go panics 2, chaind's halt 3), so a
  * service manager can stop restarting it (systemd: RestartPreventExitStatus=70).
  */
-export const ROLLED_BACK_EXIT_STATUS = 70;
+const ROLLED_BACK_EXIT_STATUS = 70;
 
 /** The exit status for a failure: {@link ROLLED_BACK_EXIT_STATUS} for a rollback, 1 for everything else. */
 export function exitStatusOf(e: unknown): number {

@@ -77,6 +77,10 @@ export class VisorLayout {
     return join(this.root, "visor-status.json");
   }
 
+  get pidFile(): string {
+    return join(this.root, "visor.pid");
+  }
+
   /**
    * The folder name of a plan: lower-cased unless COSMOVISOR_DISABLE_RECASE, then escaped as Go's url.PathEscape does (as cosmovisor names it). Names that
    * could leave the upgrades folder or confuse a shell are refused.

@@ -17,6 +17,7 @@ import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
+import { VisorPidFile } from "./visor-pid-file.js";
 import { StatusFile } from "./visor-status.js";
 
 type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kind: "stopped"; code: number };
@@ -74,6 +75,8 @@ export class VisorRunner {
     };
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
     for (const s of signals) process.on(s, forward);
+    const pidFile = new VisorPidFile(this.layout.pidFile);
+    pidFile.claim();
     cleanStaging(this.layout);
     await stopOrphanedDaemon(this.status.previous, {
       logger: this.deps.logger,
@@ -123,6 +126,7 @@ export class VisorRunner {
       for (const s of signals) process.off(s, forward);
       this.api.close();
       await this.notifier.drain();
+      pidFile.release();
     }
   }
 
@@ -151,16 +155,33 @@ export class VisorRunner {
     const trial = this.status.current.trial;
     if (!trial?.backup) return;
     const limit = this.config.rollbackAfterFailures;
-    const due =
-      rollbackUnderWay(this.layout) ||
-      (await rolledBackReason(this.layout, { name: trial.plan })) !== null ||
-      (limit > 0 && trial.failures >= limit);
-    if (!due) return;
+    const started =
+      rollbackUnderWay(this.layout) || (await rolledBackReason(this.layout, { name: trial.plan })) !== null;
+    if (!started && !(limit > 0 && trial.failures >= limit)) return;
+    // Failures counted while visor could not tell whether a block was committed roll nothing back by themselves.
+    if (!started && (await this.blindTo(trial))) return;
     const reason =
       limit > 0 && trial.failures >= limit
         ? `the new binary exited non-zero ${trial.failures} times before committing a block above height ${trial.height}`
         : "finishing a rollback that was cut short";
     throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
+  }
+
+  /**
+   * True, and says so, when neither a proven node API nor the home's block store answers: restoring the backup
+   * then could lose every block the new binary committed since the upgrade.
+   */
+  private async blindTo(trial: UpgradeTrial, looked?: FirstBlockProbe): Promise<boolean> {
+    const probe =
+      looked ??
+      new FirstBlockProbe({ ...this.deps, layout: this.layout, api: this.api, upgradeHeight: trial.height });
+    if (!looked) await probe.above();
+    if (!probe.blind) return false;
+    this.deps.logger.error(
+      `the new binary exited non-zero ${trial.failures} times, but visor cannot tell whether it committed a block above height ${trial.height} (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores the backup if the upgrade never committed a block`,
+      { plan: trial.plan },
+    );
+    return true;
   }
 
   /**
@@ -170,17 +191,25 @@ export class VisorRunner {
    */
   private async failedOnTrial(trial: UpgradeTrial, code: number): Promise<boolean> {
     // It may have committed its first block after the last look: then this is an ordinary failure.
-    const seen = await new FirstBlockProbe({
+    const probe = new FirstBlockProbe({
       ...this.deps,
       layout: this.layout,
       api: this.api,
       upgradeHeight: trial.height,
-    }).above();
+    });
+    const seen = await probe.above();
     if (seen) {
       this.confirmed(trial, seen);
       this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
       return false;
     }
+    // The trial may have ended while the probe looked (a first block seen elsewhere): then nothing is counted.
+    const current = this.status.current.trial;
+    if (!current) {
+      this.deps.logger.error("daemon exited with an error and no upgrade is due", { code });
+      return false;
+    }
+    trial = current;
     const limit = this.config.rollbackAfterFailures;
     const failures = trial.failures + 1;
     this.status.update({ trial: { ...trial, failures, last_exit: code } });
@@ -194,6 +223,7 @@ export class VisorRunner {
       });
       return true;
     }
+    if (await this.blindTo({ ...trial, failures }, probe)) return false;
     const reason = `the new binary exited non-zero ${failures} times (last status ${code}) before committing a block above height ${trial.height}`;
     if (!trial.backup) {
       this.deps.logger.error(

@@ -68,4 +68,25 @@ describe("checksum files (?checksum=file:<url>), as go-getter reads them", () =>
       `the checksum file ${SUMS} lists no checksum for "app-linux-amd64.tar.gz" (expected lines such as "<sha256 hex>  app-linux-amd64.tar.gz" or "SHA256 (app-linux-amd64.tar.gz) = <hex>")`,
     );
   });
+
+  it("refuses a malformed percent escape (%zz) in either URL's path as a one-line checksum error naming the file", () => {
+    for (const [art, sums] of [
+      ["https://releases.example/v1/app%zz.tar.gz", SUMS],
+      [ART, "https://releases.example/v1/%zz/SHA256SUMS"],
+    ]) {
+      let e: unknown;
+      try {
+        checksumFromFile(`${A}  app.tar.gz\n`, art, sums);
+      } catch (err) {
+        e = err;
+      }
+      expect(e).toBeInstanceOf(PlanInfoError);
+      expect((e as PlanInfoError).code).toBe("CHECKSUM");
+      expect((e as PlanInfoError).message).toMatch(
+        new RegExp(
+          `^cannot match the checksum file ${sums.replace(/[.?]/g, "\\$&")} to .*: its path ".*%zz.*" holds a malformed percent escape$`,
+        ),
+      );
+    }
+  });
 });

@@ -183,6 +183,37 @@ describe("artifacts told by their content, each under the archive protections", 
     },
   );
 
+  // In a child process of its own, so its peak memory is the unpack's alone: a decoder that ran ahead of the
+  // budget would hold most of the gibibyte (bzip2 and zstd once did, decoding a whole input chunk at once).
+  it.each(codecs)(
+    "stops a %s bomb of 1 GiB of zeros with at most the limit and one bounded decoder step in memory",
+    (codec) => {
+      const piece = compress(Buffer.alloc(16 * 1024 ** 2), codec);
+      const dir = join(root, `bomb-${codec}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, "download"), Buffer.concat(Array.from({ length: 64 }, () => piece)));
+      const install = new URL("../../supervisor/dist/artifact-install.js", import.meta.url).href;
+      const script = `
+        import { installArtifact } from ${JSON.stringify(install)};
+        const before = process.resourceUsage().maxRSS;
+        let error = null;
+        try { await installArtifact(process.argv[1], process.argv[2], "fake", { maxBytes: 8 * 1024 ** 2 }); }
+        catch (e) { error = e.message; }
+        console.log(JSON.stringify({ error, grew: (process.resourceUsage().maxRSS - before) * 1024 }));`;
+      const out = execFileSync(
+        process.execPath,
+        ["--input-type=module", "-e", script, join(dir, "download"), dir],
+        { encoding: "utf8" },
+      );
+      const { error, grew } = JSON.parse(out) as { error: string; grew: number };
+      expect(error).toMatch(
+        new RegExp(`^refusing archive: its ${codec} stream unpacks to more than 8388608 bytes`),
+      );
+      expect(grew).toBeLessThan(8 * 1024 ** 2 + 64 * 1024 ** 2);
+      expect(readdirSync(dir)).toEqual(["bin"]);
+    },
+  );
+
   it.each(codecs)("refuses a %s stream cut short, before anything is unpacked", async (codec) => {
     const whole = compress(releaseTar(), codec);
     await refused(

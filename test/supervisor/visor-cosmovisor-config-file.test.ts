@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { takeCosmovisorConfig } from "../../supervisor/src/cli/cosmovisor-config-flag.js";
 import { renderConfigToml } from "../../supervisor/src/cosmovisor-config-file.js";
-import { goTomlString } from "../../supervisor/src/env-setting-types.js";
+import { goTomlString } from "../../supervisor/src/go-toml-string.js";
 import { configuredSettings, loadVisorConfig } from "../../supervisor/src/visor-config.js";
 import { VisorError } from "../../supervisor/src/visor-error.js";
 import { cosmovisorConfigToml } from "./cosmovisor-config-toml.js";
@@ -140,6 +140,19 @@ describe("cosmovisor's config.toml", () => {
     expect(goTomlString("")).toBe("''");
     expect(goTomlString(`it's "x"\\y`)).toBe(`"it's \\"x\\"\\\\y"`);
     expect(goTomlString("a\tb\nc")).toBe('"a\\tb\\nc"');
+  });
+
+  it("writes controls other than tab (\\x01, \\x7f) as escapes that read back as written; a tab stays literal", () => {
+    expect(goTomlString("a\x01b\x7fc")).toBe('"a\\u0001b\\u007Fc"');
+    expect(goTomlString("a\tb")).toBe("'a\tb'");
+    const command = "/bin/notify \x01\x7f\tx";
+    writeFileSync(file, cosmovisorConfigToml(home, "simd"));
+    const rendered = renderConfigToml(
+      configuredSettings({ VISOR_NOTIFY_CMD: command }, { configFile: file }),
+    );
+    const again = join(root, "again.toml");
+    writeFileSync(again, rendered);
+    expect(loadVisorConfig({}, { configFile: again }).notifyCommand).toBe(command);
   });
 });
 

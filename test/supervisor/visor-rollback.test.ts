@@ -38,6 +38,20 @@ const eventsIn = (file: string) =>
         .map((l) => JSON.parse(l) as { event: string; upgrade: string; height: number; details: object })
     : [];
 
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(done()).toBe(true);
+}
+
 describe("visor: rolling back an upgrade whose new binary never commits a block", () => {
   let h: ReturnType<typeof visorHome>;
   let v1: string;
@@ -134,6 +148,18 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(byHand.exitCode).toBe(1);
     expect(byHand.stderr.trim()).toBe("Error: nothing to roll back: upgrade v2 was already rolled back");
 
+    // A marker that cannot be read cannot clear the binary beside it: visor refuses rather than run it.
+    const marker = join(h.home, "cosmovisor", "upgrades", "v2", ".visor-rolled-back.json");
+    const record = readFileSync(marker, "utf8");
+    writeFileSync(marker, "{ cut short");
+    const unreadable = h.start(["start"], env);
+    expect(await unreadable.exit()).toBe(70);
+    expect(unreadable.output).not.toContain("starting daemon");
+    expect(unreadable.output).toContain(
+      `Error: upgrade v2 was rolled back, but its marker ${marker} cannot be read`,
+    );
+    writeFileSync(marker, record);
+
     // A fixed binary for the plan is applied, and its first block above the height ends the trial.
     const fixedBinary = join(h.root, "fake-v2-fixed");
     writeFileSync(fixedBinary, `${readFileSync(v2, "utf8")}\n// the fixed release\n`, { mode: 0o755 });
@@ -170,11 +196,26 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     // v2 running (its height unreadable to visor: no block store, no API) may not be rolled back under it.
     const running = h.start(["start"]);
     await running.waitFor(/v2 height/);
+    expect(readFileSync(join(h.home, "cosmovisor", "visor.pid"), "utf8").trim()).toBe(
+      String(running.proc.pid),
+    );
     const refused = await h.visor(["rollback"]);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toMatch(/^Error: the daemon \(pid \d+\) still runs on .*: stop visor first/);
-    running.proc.kill("SIGTERM");
-    expect(await running.exit()).toBe(0);
+    expect(refused.stderr).toMatch(
+      /^Error: visor \(pid \d+\) still runs on .*: stop it first, then run visor rollback/,
+    );
+
+    // A visor killed with SIGKILL leaves its pid file and its daemon behind: the daemon still refuses a rollback.
+    running.proc.kill("SIGKILL");
+    const visorPid = running.proc.pid as number;
+    await until(() => !pidExists(visorPid));
+    const orphan = status().child_pid as number;
+    const refusedOrphan = await h.visor(["rollback"]);
+    expect(refusedOrphan.exitCode).toBe(1);
+    expect(refusedOrphan.stderr).toMatch(/^Error: the daemon \(pid \d+\) still runs on .*: stop visor first/);
+    process.kill(orphan, "SIGTERM");
+    await running.exit();
+    await until(() => !pidExists(orphan) || readFileSync(`/proc/${orphan}/stat`, "utf8").includes(") Z"));
 
     const done = await h.visor(["rollback"]);
     expect(done.exitCode, done.all).toBe(0);
@@ -199,6 +240,18 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect((await killed.proc).signal).toBe("SIGKILL");
     expect(existsSync(join(h.home, "data"))).toBe(false);
     expect(existsSync(join(h.home, "data.rollback"))).toBe(true);
+    const [setAside] = readdirSync(h.home).filter((f) => f.startsWith("data.failed-"));
+
+    // A clone whose journal names another backup is refused, not restored.
+    const journal = join(h.home, "data.rollback", ".visor-rollback.json");
+    const written = readFileSync(journal, "utf8");
+    writeFileSync(journal, JSON.stringify({ ...JSON.parse(written), backup: "/elsewhere/data-backup-x" }));
+    const wrong = h.start(["start"]);
+    expect(await wrong.exit(60_000)).toBe(1);
+    expect(wrong.output).not.toContain("starting daemon");
+    expect(wrong.output).toContain("holds another backup (/elsewhere/data-backup-x); move it away");
+    expect(existsSync(join(h.home, "data"))).toBe(false);
+    writeFileSync(journal, written);
 
     const next = h.start(["start"]);
     expect(await next.exit(60_000)).toBe(70);
@@ -208,6 +261,31 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     expect(existsSync(join(h.home, "data.rollback"))).toBe(false);
     expect(current()).toBe("genesis");
     expect(status().trial).toBeNull();
+    // Where the data folder was set aside before the kill is still known.
+    expect(status().last_rollback.failed_data).toBe(join(h.home, setAside));
+  });
+
+  it("with neither a block store nor a node API, crashes are counted but visor never rolls back by itself", async () => {
+    await haltForV2({ FAKE_BLOCKSTORE: "" });
+    expect(existsSync(join(h.home, "data", "blockstore.db"))).toBe(false);
+    const before = hashTree(join(h.home, "data"));
+    const v = h.start(["start"], { FAKE_CRASH: "v2" });
+    expect(await v.exit(60_000)).toBe(2);
+    expect(v.output).toContain(
+      'the new binary exited non-zero 3 times, but visor cannot tell whether it committed a block above height 5 (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores',
+    );
+    expect(current()).toBe("upgrades/v2");
+    expect(status().trial).toMatchObject({ plan: "v2", failures: 3, last_exit: 2 });
+    // Nothing restored: what the new binary wrote stays, and no data folder was set aside.
+    expect(hashTree(join(h.home, "data"))).not.toEqual(before);
+    expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+
+    // Nor at the next start, where the counted failures would otherwise finish the rollback.
+    const again = h.start(["start"], { FAKE_CRASH: "v2" });
+    expect(await again.exit(60_000)).toBe(2);
+    expect(again.output).toContain("visor cannot tell whether it committed a block above height 5");
+    expect(current()).toBe("upgrades/v2");
+    expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
   });
 
   it("with UNSAFE_SKIP_BACKUP there is nothing to restore: visor says so and exits with the daemon's status", async () => {

@@ -17,7 +17,7 @@ import { readBatch } from "../batch-feed.js";
 import { describeConfig, renderConfigToml } from "../cosmovisor-config-file.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
-import { recordedDaemon } from "../orphaned-daemon.js";
+import { daemonMayRun } from "../orphaned-daemon.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
 import { readUpgradeInfo } from "../upgrade-info.js";
 import { UpgradeNotifier } from "../upgrade-notifier.js";
@@ -27,6 +27,7 @@ import type { VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
+import { VisorPidFile } from "../visor-pid-file.js";
 import { StatusFile } from "../visor-status.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
@@ -236,7 +237,13 @@ export function statusCommand(config: VisorConfig): void {
 export async function rollbackCommand(config: VisorConfig): Promise<void> {
   const layout = new VisorLayout(config);
   const status = new StatusFile(layout.statusFile);
-  const pid = recordedDaemon(status.previous);
+  const visor = new VisorPidFile(layout.pidFile).otherRunning();
+  if (visor !== null)
+    throw new VisorError(
+      "ROLLBACK",
+      `visor (pid ${visor}) still runs on ${config.home}: stop it first, then run visor rollback (if that pid is no visor, delete ${layout.pidFile})`,
+    );
+  const pid = daemonMayRun(status.previous);
   if (pid !== null)
     throw new VisorError(
       "ROLLBACK",
