@@ -1,3 +1,5 @@
+import { ZERO_TIME_SECONDS } from "./zero-timestamps.js";
+
 /**
  * Canonical amino JSON text: keys sorted at every level, no whitespace, and strings escaped as Go's
  * encoding/json escapes them (`<`, `>`, `&`, U+2028 and U+2029 as \uXXXX), so the bytes equal the SDK's
@@ -22,14 +24,12 @@ function sortKeys(value: unknown): unknown {
   return out;
 }
 
-const SECONDS_TO_YEAR_ONE = -62135596800n;
-
 /**
  * A Timestamp as Go's time.RFC3339 (whole seconds) or RFC3339Nano (trailing zeros of the fraction cut), in
  * UTC; Go's zero time, which gogoproto writes for an unset non-nullable time, is `0001-01-01T00:00:00Z`.
  */
 export function aminoTime(seconds: bigint, nanos: number): string {
-  if (seconds < SECONDS_TO_YEAR_ONE || seconds > 253402300799n || nanos < 0 || nanos > 999_999_999)
+  if (seconds < ZERO_TIME_SECONDS || seconds > 253402300799n || nanos < 0 || nanos > 999_999_999)
     throw new Error(`timestamp ${seconds}s ${nanos}ns is outside years 1 to 9999`);
   const iso = new Date(Number(seconds) * 1000).toISOString();
   // toISOString prints years 1 to 9999 with four digits: cut off its milliseconds and "Z".

@@ -6,6 +6,7 @@ import { aminoTime } from "./amino-json.js";
 import { formatDec, parseDec } from "./dec.js";
 import { isLegacyDecField, legacyDecJson } from "./legacy-dec-field.js";
 import type { TypeRegistry } from "./type-registry.js";
+import { ZERO_TIME_SECONDS } from "./zero-timestamps.js";
 
 /**
  * How one field renders, the SDK's `amino.*` field options: `dontOmitEmpty` is `amino.dont_omitempty`;
@@ -117,7 +118,7 @@ export class AminoEncoder {
         if (v === undefined) {
           if (!rule.dontOmitEmpty) return undefined;
           // gogoproto's non-nullable fields always hold a value: the zero time, or an empty message.
-          if (f.message.typeName === "google.protobuf.Timestamp") return aminoTime(-62135596800n, 0);
+          if (f.message.typeName === "google.protobuf.Timestamp") return aminoTime(ZERO_TIME_SECONDS, 0);
           return this.messageJson(f.message, create(f.message));
         }
         return this.messageJson(f.message, v as Message);

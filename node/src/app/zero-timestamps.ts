@@ -13,6 +13,8 @@ const NON_NULLABLE_TIMESTAMPS: ReadonlySet<string> = new Set([
 ]);
 
 export const ZERO_TIME_JSON = "0001-01-01T00:00:00Z";
+/** The same instant as Unix seconds, a Timestamp's `seconds`. */
+export const ZERO_TIME_SECONDS = -62135596800n;
 
 /** What Cosmos prints for this field when it is unset: the zero time, or `null` for a nullable message. */
 export function unsetMessageJson(field: DescField): string | null {

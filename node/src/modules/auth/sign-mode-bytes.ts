@@ -1,27 +1,20 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import { type ModeInfo, SignDocSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { aminoSignBytes } from "../../app/amino-sign-doc.js";
+import { type AminoSignerData, aminoSignBytes } from "../../app/amino-sign-doc.js";
 import type { AminoEncoder } from "../../app/amino-types.js";
 import type { DecodedTx } from "../../app/tx-decoder.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 
-/** The sign modes this node verifies; docs/CLIENTS.md lists them for wallet authors. */
-export const ACCEPTED_SIGN_MODES = "SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON";
-
-/** Which signer, on which chain: what a signature is bound to besides the tx. */
-export interface SignerData {
-  chainId: string;
-  accountNumber: bigint;
-  sequence: bigint;
-}
+/** The sign modes this node verifies; the README's "Sign modes" lists them for wallet authors. */
+const ACCEPTED_SIGN_MODES = "SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON";
 
 /** The bytes one signer's signature must cover, in the mode its signer info names. */
 export function signBytesFor(
   modeInfo: ModeInfo | undefined,
   tx: DecodedTx,
-  signer: SignerData,
+  signer: AminoSignerData,
   amino: AminoEncoder,
 ): Uint8Array {
   if (modeInfo?.sum.case !== "single")

@@ -17,6 +17,7 @@ import {
 import { Coins } from "../../app/coins.js";
 import { formatDec, parseDec } from "../../app/dec.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import { ZERO_TIME_SECONDS } from "../../app/zero-timestamps.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import { GovErrors, govError } from "./gov-keeper.js";
@@ -24,7 +25,7 @@ import { GovErrors, govError } from "./gov-keeper.js";
 // gov v1 state seen in gov v1beta1 shapes, as Cosmos SDK 0.50's legacy query server shows it.
 
 /** Go's zero time, which gogoproto writes for a v1beta1 time that v1 left unset. */
-const zeroTime = (): Timestamp => create(TimestampSchema, { seconds: -62135596800n });
+const zeroTime = (): Timestamp => create(TimestampSchema, { seconds: ZERO_TIME_SECONDS });
 
 /**
  * A v1beta1 LegacyDec on the wire is the decimal scaled by 10^18, in digits ("500000000000000000" for 0.5);

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
+import { ZERO_TIME_JSON } from "../../app/zero-timestamps.js";
 
 export const UPGRADE_INFO_FILE = "upgrade-info.json";
 
@@ -9,7 +10,7 @@ export const UPGRADE_INFO_FILE = "upgrade-info.json";
 export function upgradeInfoJson(plan: Plan, height: bigint): string {
   return JSON.stringify({
     name: plan.name,
-    time: "0001-01-01T00:00:00Z",
+    time: ZERO_TIME_JSON,
     height: Number(height),
     info: plan.info,
   });

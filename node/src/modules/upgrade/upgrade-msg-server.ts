@@ -8,6 +8,7 @@ import {
 import type { Plan } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { Context } from "../../app/context.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
+import { ZERO_TIME_JSON } from "../../app/zero-timestamps.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import { UpgradeErrors, upgradeError } from "./upgrade-errors.js";
@@ -24,7 +25,7 @@ export async function scheduleUpgrade(
   if (!plan) throw invalid("plan cannot be empty");
   if (!plan.name.trim()) throw invalid("name cannot be empty");
   if (plan.height <= 0n) throw invalid("height must be greater than 0");
-  if (plan.time && timestampDate(plan.time).getTime() > new Date("0001-01-01T00:00:00Z").getTime())
+  if (plan.time && timestampDate(plan.time).getTime() > new Date(ZERO_TIME_JSON).getTime())
     throw invalid("time-based upgrades have been deprecated in the SDK");
   if (plan.upgradedClientState) throw invalid("upgrade logic for IBC has been moved to the IBC module");
   if (plan.height <= BigInt(ctx.block.height)) throw invalid("upgrade cannot be scheduled in the past");
