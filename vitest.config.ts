@@ -1,8 +1,27 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Workspaces resolve each other through their `exports`; the `source` condition points those at the
 // TypeScript sources, so tests run what they read, without a build in between.
 const conditions = ["source", "module", "node", "development|production"];
+
+// Files that drive whole chains (under visor, or through many CLI processes) run for minutes while waiting on
+// blocks. On a clean clone vitest has no timings and orders files by size, which can leave one of them for
+// last with a single worker busy; starting them first keeps both workers full to the end.
+const CHAIN_DRIVING = [
+  /\/test\/e2e\//,
+  /\/test\/supervisor\/visor-/,
+  /\/test\/node\/cli-tx\//,
+  /\/test\/reliability\//,
+];
+
+class ChainsFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const first = sorted.filter((f) => CHAIN_DRIVING.some((re) => re.test(f.moduleId)));
+    return [...first, ...sorted.filter((f) => !first.includes(f))];
+  }
+}
 
 export default defineConfig({
   ssr: { resolve: { conditions } },
@@ -13,5 +32,6 @@ export default defineConfig({
     // Integration tests start real processes; two workers match the two-core CI machine.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    sequence: { sequencer: ChainsFirstSequencer },
   },
 });
