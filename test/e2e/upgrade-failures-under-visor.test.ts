@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { LocalTestnet, VISOR_CLI } from "@chaind/harness/local-testnet";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
-describe("upgrades under visor when things go wrong, and ahead of time", () => {
+// The three chains are independent and mostly wait on blocks, so they run side by side.
+describe.concurrent("upgrades under visor when things go wrong, and ahead of time", () => {
   let dir: string;
   let server: ReleaseServer;
   const rel: Partial<Record<"v1" | "v2" | "v3", FixtureRelease>> = {};
-  const nets: LocalTestnet[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "e2e-failures-"));
@@ -23,11 +23,7 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
       rmSync(dir, { recursive: true, force: true });
     };
   }, 120_000);
-  afterEach(async () => {
-    for (const n of nets.splice(0)) await n.stop();
-  });
-
-  async function testnet(name: string, visorEnv: Record<string, string> = {}) {
+  async function testnet(ctx: TestContext, name: string, visorEnv: Record<string, string> = {}) {
     const net = await LocalTestnet.create({
       dir: join(dir, name),
       genesisBinary: rel.v1!.binary,
@@ -35,15 +31,20 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
       votingPeriod: "10s",
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", ...visorEnv },
     });
-    nets.push(net);
+    ctx.onTestFinished(() => net.stop());
     await net.start();
     return net;
   }
 
-  it("refuses a wrong checksum and leaves v1 and the data; an operator binary added while halted then upgrades", async () => {
-    const net = await testnet("wrong-checksum", { VISOR_PREFETCH: "false" });
+  it("refuses a wrong checksum and leaves v1 and the data; an operator binary added while halted then upgrades", async (ctx) => {
+    const net = await testnet(ctx, "wrong-checksum", { VISOR_PREFETCH: "false" });
+    // Its own server, so the pre-fetch test's request count sees only its own downloads.
+    const own = await ReleaseServer.start({ dir: join(dir, "releases") });
+    ctx.onTestFinished(() => own.close());
     const height = (await net.height()) + 80;
-    const wrong = rel.v2!.planInfo.replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
+    const wrong = rel
+      .v2!.planInfo.replaceAll(server.url, own.url)
+      .replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
     await net.proposeUpgrade({ name: "v2", height, info: wrong });
     expect(await net.exited(90_000)).toBe(1);
     expect(net.lines.join("\n")).toMatch(
@@ -68,8 +69,8 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     expect(applied.body.height).toBe(String(height));
   }, 240_000);
 
-  it("pre-fetches the scheduled binary before the halt, and a cancelled plan leaves nothing behind", async () => {
-    const net = await testnet("prefetch");
+  it("pre-fetches the scheduled binary before the halt, and a cancelled plan leaves nothing behind", async (ctx) => {
+    const net = await testnet(ctx, "prefetch");
     const archive = rel.v2!.archive.split("/").pop()!;
     const cancelHeight = (await net.height()) + 200;
     await net.proposeUpgrade({ name: "v3", height: cancelHeight, info: rel.v3!.planInfo });
@@ -97,8 +98,8 @@ describe("upgrades under visor when things go wrong, and ahead of time", () => {
     await net.waitForHeight(height + 1);
   }, 240_000);
 
-  it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async () => {
-    const net = await testnet("reschedule", { VISOR_PREFETCH: "false" });
+  it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async (ctx) => {
+    const net = await testnet(ctx, "reschedule", { VISOR_PREFETCH: "false" });
     // Far enough ahead for two proposals (about 12 s each at 200 ms blocks) to pass before it.
     const first = (await net.height()) + 200;
     await net.proposeUpgrade({ name: "v2", height: first, info: rel.v2!.planInfo });
