@@ -3,13 +3,13 @@ import { ConfigError } from "@chaind/core/config-table";
 import { CliError } from "../client/cli-error.js";
 import type { ChainProgram } from "./chain-program.js";
 import { CHAIND_COMMANDS } from "./chaind-commands.js";
-import { directHome, parseDirectCommand } from "./direct-command.js";
+import { directGlobalArgs, parseDirectCommand } from "./direct-command.js";
 import { globalOptions } from "./global-options.js";
 
 /**
  * Runs the `chaind` command line of a chain binary; expected failures print one line and exit 1. Only the
- * command run is loaded (see chaind-commands.ts), and `version` and `pre-upgrade` in their plain forms skip
- * yargs too (direct-command.ts).
+ * command run is loaded (see chaind-commands.ts), and `version`, `pre-upgrade` and `start` in their plain forms
+ * skip yargs too (direct-command.ts).
  */
 export async function runChaindCli(given: ChainProgram, argv = process.argv.slice(2)): Promise<void> {
   const program = checkedProgram(given);
@@ -20,7 +20,10 @@ export async function runChaindCli(given: ChainProgram, argv = process.argv.slic
       printVersion(program, direct.flags.has("long"), String(direct.flags.get("output") ?? "text"));
     } else if (direct?.command === "pre-upgrade") {
       const { runPreUpgrade } = await import("./pre-upgrade.js");
-      await runPreUpgrade(program, directHome(direct));
+      await runPreUpgrade(program, directGlobalArgs(direct).home);
+    } else if (direct?.command === "start") {
+      const { startCommand } = await import("./start.js");
+      await startCommand(await program.app()).handler(directGlobalArgs(direct) as never);
     } else await runYargs(program, argv);
   } catch (e) {
     const expected = e instanceof CliError || e instanceof NodeCallError || e instanceof ConfigError;

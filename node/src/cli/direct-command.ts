@@ -1,8 +1,8 @@
-import { DEFAULT_HOME } from "./global-options.js";
+import { DEFAULT_HOME, type GlobalArgs } from "./global-options.js";
 
 /** A command line the direct path understands completely: the command, and its flags by name. */
 interface DirectArgs {
-  command: "version" | "pre-upgrade";
+  command: "version" | "pre-upgrade" | "start";
   flags: Map<string, string | true>;
 }
 
@@ -19,19 +19,21 @@ const DIRECT_FLAGS: Record<
     output: ["text", "json"],
   },
   "pre-upgrade": { home: "string", log_level: "string", log_format: ["plain", "json"] },
+  start: { home: "string", log_level: "string", log_format: ["plain", "json"] },
 };
 
 const ALIASES: Record<string, string> = { o: "output" };
 
 /**
- * `version` and `pre-upgrade` in their plain forms (the ones visor runs: `version --long --output json`,
- * `pre-upgrade --home <dir>`), read without loading yargs, whose start-up alone costs more than these commands.
+ * `version`, `pre-upgrade` and `start` in their plain forms (the ones visor runs: `version --long --output json`,
+ * `pre-upgrade --home <dir>`, `start --home <dir>`), read without loading yargs, whose start-up alone costs more
+ * than `version` and `pre-upgrade` do (its string-width builds Unicode tables as it loads).
  * Anything else (help, an unknown or repeated flag, a value yargs would refuse) answers null and goes to yargs,
  * which then says what is wrong exactly as it always has.
  */
 export function parseDirectCommand(argv: readonly string[]): DirectArgs | null {
   const [command, ...rest] = argv;
-  if (command !== "version" && command !== "pre-upgrade") return null;
+  if (command !== "version" && command !== "pre-upgrade" && command !== "start") return null;
   const known = DIRECT_FLAGS[command];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < rest.length; i++) {
@@ -53,8 +55,15 @@ export function parseDirectCommand(argv: readonly string[]): DirectArgs | null {
   return { command, flags };
 }
 
-/** The home a direct command works on: `--home`, else yargs' default. */
-export function directHome(args: DirectArgs): string {
-  const home = args.flags.get("home");
-  return typeof home === "string" ? home : DEFAULT_HOME;
+/** The options every command takes, with yargs' defaults where a flag was not given. */
+export function directGlobalArgs(args: DirectArgs): GlobalArgs {
+  const text = (name: string, dflt: string) => {
+    const v = args.flags.get(name);
+    return typeof v === "string" ? v : dflt;
+  };
+  return {
+    home: text("home", DEFAULT_HOME),
+    log_level: text("log_level", "info"),
+    log_format: text("log_format", "plain") as GlobalArgs["log_format"],
+  };
 }
