@@ -17,6 +17,7 @@ import { nodeMemory } from "./node-memory.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, readLatestResults, resultsPath, writeResults } from "./results-file.js";
 import { liveScratchDirs, removeAllScratchDirs } from "./scratch-dir.js";
+import { startup } from "./startup.js";
 import { txThroughput } from "./tx-throughput.js";
 import { upgradeDowntime } from "./upgrade-downtime.js";
 
@@ -33,6 +34,7 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["downtime", upgradeDowntime],
   ["history", historyReads],
   ["memory", nodeMemory],
+  ["startup", startup],
 ];
 
 /** The order sections appear in the results and the doc (the numbering). */
@@ -46,6 +48,7 @@ export const SECTION_ORDER = [
   "download",
   "backup",
   "memory",
+  "startup",
 ];
 
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@ import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
 import type { AppConfig } from "../config/app-config.js";
-import { type GenesisDoc, readGenesis } from "../config/genesis.js";
+import { readGenesis } from "../config/genesis.js";
 import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import type { NodeConfig } from "../config/node-config.js";
@@ -16,6 +16,12 @@ import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
 import { pruningOptions } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { AppDefinition } from "./app-definition.js";
+import {
+  type GenesisHeader,
+  genesisHeader,
+  readGenesisRecord,
+  writeGenesisRecord,
+} from "./genesis-record.js";
 import { createApp } from "./standard-app.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
@@ -53,7 +59,7 @@ export class ChainNode {
     readonly appConfig: AppConfig,
     readonly nodeConfig: NodeConfig,
     /** The genesis document without its app state: that can be tens of MB and is read again when asked for. */
-    readonly genesis: Omit<GenesisDoc, "app_state">,
+    readonly genesis: GenesisHeader,
     readonly signer: ValidatorSigner,
     private readonly logger: Logger,
   ) {}
@@ -62,13 +68,17 @@ export class ChainNode {
     const layout = new HomeLayout(opts.home);
     const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
-    const genesis = readGenesis(layout.genesisJson);
     const signer = readPrivValidatorKey(layout.privValidatorKey);
     const store = await StateStore.open(
       { dir: layout.dbDir, pruning: pruningOptions(appConfig) },
       { logger: deps.logger.child("store") },
     );
     try {
+      // genesis.json is parsed only before the first block (InitChain needs its app state) and in a home whose
+      // chain began before the header was kept in the store; after that, the kept header is all start needs.
+      const kept = store.latestHeight > 0 ? await readGenesisRecord(store) : undefined;
+      const doc = kept ? undefined : readGenesis(layout.genesisJson);
+      const genesis = doc ? genesisHeader(doc) : (kept as GenesisHeader);
       let app: App | undefined;
       const assembly = opts.definition.assemble({
         chainId: genesis.chain_id,
@@ -92,7 +102,10 @@ export class ChainNode {
         { store, logger: deps.logger.child("app") },
       );
       app.appVersion = await storedAppVersion(store);
-      if (store.latestHeight === 0) await app.initChain(genesis);
+      if (doc) {
+        if (store.latestHeight === 0) await app.initChain(doc);
+        await writeGenesisRecord(store, genesis);
+      }
       const blocks = await BlockStore.open(store);
       const mempool = new Mempool(nodeConfig.mempool, { app, logger: deps.logger.child("mempool") });
       const producer = new BlockProducer(
@@ -115,7 +128,6 @@ export class ChainNode {
         if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
         return null;
       };
-      const { app_state: _, ...genesisHeader } = genesis;
       const node = new ChainNode(
         layout,
         store,
@@ -126,7 +138,7 @@ export class ChainNode {
         genesis.chain_id,
         appConfig,
         nodeConfig,
-        genesisHeader,
+        genesis,
         signer,
         deps.logger,
       );

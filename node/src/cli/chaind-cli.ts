@@ -1,48 +1,65 @@
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import { ConfigError } from "@chaind/core/config-table";
-import yargs from "yargs";
-import { hideBin } from "yargs/helpers";
-import type { AppDefinition } from "../chain/app-definition.js";
 import { CliError } from "../client/cli-error.js";
-import { genesisCommand } from "./genesis.js";
+import type { ChainProgram } from "./chain-program.js";
+import { CHAIND_COMMANDS } from "./chaind-commands.js";
+import { directGlobalArgs, parseDirectCommand } from "./direct-command.js";
 import { globalOptions } from "./global-options.js";
-import { initCommand } from "./init.js";
-import { keysCommand } from "./keys.js";
-import { preUpgradeCommand } from "./pre-upgrade.js";
-import { queryCommand } from "./query.js";
-import { startCommand } from "./start.js";
-import { statusCommand } from "./status.js";
-import { testnetCommand } from "./testnet.js";
-import { txCommand } from "./tx.js";
-import { versionCommand } from "./version.js";
 
-/** Runs the `chaind` command line for an app definition; expected failures print one line and exit 1. */
-export async function runChaindCli(def: AppDefinition, argv = hideBin(process.argv)): Promise<void> {
-  const cli = yargs(argv)
-    .scriptName(def.name)
-    .options(globalOptions)
-    .command(initCommand(def))
-    .command(startCommand(def))
-    .command(keysCommand)
-    .command(genesisCommand(def))
-    .command(testnetCommand(def))
-    .command(versionCommand(def))
-    .command(txCommand(def))
-    .command(queryCommand(def))
-    .command(statusCommand as never)
-    .command(preUpgradeCommand(def))
-    .demandCommand(1, "a command is required; see --help")
-    .strict()
-    .help()
-    .fail((msg, err) => {
-      throw err ?? new CliError(msg);
-    });
+/**
+ * Runs the `chaind` command line of a chain binary; expected failures print one line and exit 1. Only the
+ * command run is loaded (see chaind-commands.ts), and `version`, `pre-upgrade` and `start` in their plain forms
+ * skip yargs too (direct-command.ts).
+ */
+export async function runChaindCli(given: ChainProgram, argv = process.argv.slice(2)): Promise<void> {
+  const program = checkedProgram(given);
   try {
-    await cli.parseAsync();
+    const direct = parseDirectCommand(argv);
+    if (direct?.command === "version") {
+      const { printVersion } = await import("./version.js");
+      printVersion(program, direct.flags.has("long"), String(direct.flags.get("output") ?? "text"));
+    } else if (direct?.command === "pre-upgrade") {
+      const { runPreUpgrade } = await import("./pre-upgrade.js");
+      await runPreUpgrade(program, directGlobalArgs(direct).home);
+    } else if (direct?.command === "start") {
+      const { startCommand } = await import("./start.js");
+      await startCommand(await program.app()).handler(directGlobalArgs(direct) as never);
+    } else await runYargs(program, argv);
   } catch (e) {
     const expected = e instanceof CliError || e instanceof NodeCallError || e instanceof ConfigError;
     const message = expected ? (e as Error).message : `unexpected error: ${(e as Error).stack ?? e}`;
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = e instanceof CliError ? e.exitCode : 1;
   }
+}
+
+/** `version` prints the program's name and version without loading the app: they must be the app's own. */
+function checkedProgram(p: ChainProgram): ChainProgram {
+  return {
+    name: p.name,
+    version: p.version,
+    app: async () => {
+      const def = await p.app();
+      if (def.name !== p.name || def.version !== p.version)
+        throw new Error(`the program says ${p.name} ${p.version}, its app ${def.name} ${def.version}`);
+      return def;
+    },
+  };
+}
+
+async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
+  const [{ default: yargs }, { lazyCommand }] = await Promise.all([
+    import("yargs"),
+    import("./lazy-command.js"),
+  ]);
+  let cli = yargs(argv).scriptName(program.name).options(globalOptions);
+  for (const entry of CHAIND_COMMANDS) cli = cli.command(lazyCommand(entry, program) as never);
+  await cli
+    .demandCommand(1, "a command is required; see --help")
+    .strict()
+    .help()
+    .fail((msg, err) => {
+      throw err ?? new CliError(msg);
+    })
+    .parseAsync();
 }

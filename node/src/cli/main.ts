@@ -1,5 +1,10 @@
 import { packageVersion } from "@chaind/core/package-version";
-import { standardAppDefinition } from "../chain/app-definition.js";
 import { runChaindCli } from "./chaind-cli.js";
 
-void runChaindCli(standardAppDefinition("chaind", packageVersion(import.meta.url)));
+const version = packageVersion(import.meta.url);
+
+void runChaindCli({
+  name: "chaind",
+  version,
+  app: async () => (await import("../chain/app-definition.js")).standardAppDefinition("chaind", version),
+});

@@ -6,7 +6,10 @@
  * 8-byte big-endian. Each layout is a key codec: state-store-keys.ts and consensus/block-store-keys.ts.
  */
 export const KEYSPACE = {
-  /** 0x00 | "commit" -> JSON {height, appHash, earliest}: the last committed block and oldest readable height. */
+  /**
+   * 0x00 | "commit" -> JSON {height, appHash, earliest}: the last committed block and oldest readable height.
+   * 0x00 | "genesis" -> JSON: genesis.json without app_state, what `start` needs of it once the chain has begun.
+   */
   meta: 0x00,
   /** 0x01 | esc(store) T | key -> value: the latest value of every live key, for O(1) reads. */
   latest: 0x01,

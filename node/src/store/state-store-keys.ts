@@ -20,6 +20,8 @@ export const StateStoreKeys = {
 } as const;
 
 export const META_KEY = StateStoreKeys.meta.encode("commit");
+/** The genesis document without its app state, kept at InitChain (chain/genesis-record.ts). */
+export const GENESIS_KEY = StateStoreKeys.meta.encode("genesis");
 
 /** The height ends a version key and has a fixed width, so a key's versions share all bytes before it. */
 const HEIGHT_WIDTH = safeUint64Key.encode(0).length;

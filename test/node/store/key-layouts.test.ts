@@ -7,7 +7,12 @@ import { StakingKeys } from "../../../node/src/modules/staking/staking-keys.js";
 import { UpgradeKeys } from "../../../node/src/modules/upgrade/upgrade-keys.js";
 import type { KeyCodec } from "../../../node/src/store/key-codec.js";
 import { PrefixedKey } from "../../../node/src/store/prefixed-key.js";
-import { changesUpTo, META_KEY, StateStoreKeys } from "../../../node/src/store/state-store-keys.js";
+import {
+  changesUpTo,
+  GENESIS_KEY,
+  META_KEY,
+  StateStoreKeys,
+} from "../../../node/src/store/state-store-keys.js";
 import { safeUint64Key, uint64Key } from "../../../node/src/store/uint-keys.js";
 
 /**
@@ -53,6 +58,7 @@ describe("store key layouts keep their bytes", () => {
     pin(changes, [2 ** 40, "a\0", unhex("00")], "0300000100000000006100ff000000");
     expect(changesUpTo(9)).toEqual({ gte: unhex("03"), lt: unhex("03000000000000000a") });
     expect(hex(META_KEY)).toBe("00636f6d6d6974");
+    expect(hex(GENESIS_KEY)).toBe("0067656e65736973");
   });
 
   it("block store: blocks, metas, results, hash indexes, event index, tx locations", () => {
