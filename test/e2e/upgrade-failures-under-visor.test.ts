@@ -113,7 +113,8 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // The operator skips the rescheduled height: the node drops the plan there and goes on under v1.
     await net.stop();
     net.mark();
-    await net.start(["--unsafe-skip-upgrades", String(second)]);
+    // A comma list, as Cosmos's int-slice flag takes it; visor reads the same list from the daemon's args.
+    await net.start(["--unsafe-skip-upgrades", `${second + 1000},${second}`]);
     await net.waitForLine(new RegExp(`UPGRADE "v2" SKIPPED at ${second}`), 60_000);
     await net.waitForHeight(second + 2);
     expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({

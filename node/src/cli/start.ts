@@ -14,11 +14,15 @@ import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
 
-function skipHeights(raw: number[] | undefined): number[] {
-  for (const h of raw ?? [])
-    if (!Number.isSafeInteger(h) || h <= 0)
+/** Cosmos's int-slice flag: `--unsafe-skip-upgrades 10,20`, repeated, or (yargs' array) `10 20`. */
+function skipHeights(raw: (string | number)[] | undefined): number[] {
+  const heights = (raw ?? []).flatMap((item) => String(item).split(","));
+  return heights.map((h) => {
+    const n = /^\s*\d+\s*$/.test(h) ? Number(h) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n <= 0)
       throw new CliError(`--unsafe-skip-upgrades: heights must be positive integers, got ${h}`);
-  return raw ?? [];
+    return n;
+  });
 }
 
 function haltHeight(given: number | undefined, app: string): number | undefined {
@@ -62,7 +66,7 @@ function minimumGasPrices(given: string | undefined, app: string, home: string, 
 interface StartArgs extends GlobalArgs {
   "halt-height"?: number;
   "minimum-gas-prices"?: string;
-  "unsafe-skip-upgrades"?: number[];
+  "unsafe-skip-upgrades"?: (string | number)[];
 }
 
 /** `chaind start`: runs the node until SIGINT/SIGTERM (after the block in progress) or a halt. */
@@ -81,7 +85,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           describe: `minimum gas prices CheckTx asks of a tx, e.g. 0.025stake (overrides app.toml and ${flagEnvName(def.name, "minimum-gas-prices")})`,
         })
         .option("unsafe-skip-upgrades", {
-          type: "number",
+          type: "string",
           array: true,
           describe: "plan heights whose upgrade to skip (the plan is dropped, the chain goes on)",
         }) as never,

@@ -40,4 +40,24 @@ describe("start flags from the environment, named as Cosmos names them", () => {
     expect(node.lines.some((l) => /halt height 3 reached/.test(l))).toBe(true);
     expect(Math.max(...node.committed().keys())).toBe(3);
   });
+
+  it("--unsafe-skip-upgrades takes a comma list as Cosmos's int-slice flag does, and names a bad entry", async () => {
+    const bad = await chaind(["start", "--home", home, "--unsafe-skip-upgrades", "10,soon"]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr.trim()).toBe(
+      "Error: cannot start node: --unsafe-skip-upgrades: heights must be positive integers, got soon",
+    );
+    const zero = await chaind([
+      "start",
+      "--home",
+      home,
+      "--unsafe-skip-upgrades",
+      "0",
+      "--unsafe-skip-upgrades",
+      "5",
+    ]);
+    expect(zero.stderr.trim()).toBe(
+      "Error: cannot start node: --unsafe-skip-upgrades: heights must be positive integers, got 0",
+    );
+  });
 });
