@@ -11,6 +11,7 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { NodeCallError, NodeRpcClient } from "@chaind/core/comet-rpc-client";
+import { namespacedRegistry } from "../app/namespaced-registry.js";
 import { gatewayJson } from "../server/rest/gateway-json.js";
 import { CliError } from "./cli-error.js";
 import { clientDefaults, type QueryArgs } from "./query-options.js";
@@ -49,7 +50,8 @@ export function printMessage(
   msg: Message,
   registry?: Registry,
 ): void {
-  printJson(args, gatewayJson(schema, msg, registry ?? createRegistry()));
+  // Anys a client such as CosmJS wrote carry `/cosmos.` type URLs; they print as they were sent.
+  printJson(args, gatewayJson(schema, msg, namespacedRegistry(registry ?? createRegistry())));
 }
 
 export function printJson(args: { output?: string; home: string }, json: unknown): void {

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { listenOnPickedPorts } from "@chaind/harness/free-listener-ports";
-import { QueryProposalRequestSchema, QueryProposalResponseSchema } from "@chaind/proto/sdk/gov/v1/query_pb";
 import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import {
   AuthInfoSchema,
@@ -221,30 +220,15 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON from CosmJS's Secp256k1HdWallet and the CL
       .find((e) => e.type === "submit_proposal")!
       .attributes.find((a) => a.key === "proposal_id");
     proposalId = BigInt(attr!.value);
-    // The stored proposal holds the upgrade as signed (asked over the RPC: the CLI cannot print a cosmos. Any).
-    const res = await fetch(rpc.replace(/^tcp:/, "http:"), {
-      method: "POST",
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "abci_query",
-        params: {
-          path: "/cosmos.gov.v1.Query/Proposal",
-          data: Buffer.from(
-            toBinary(QueryProposalRequestSchema, create(QueryProposalRequestSchema, { proposalId })),
-          ).toString("hex"),
-        },
-      }),
-    });
-    const answer = (await res.json()) as { result: { response: { value: string } } };
-    const value = answer.result.response.value;
-    const stored = fromBinary(QueryProposalResponseSchema, Buffer.from(value, "base64")).proposal!;
-    expect(stored.messages[0].typeUrl).toBe("/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade");
-    expect(fromBinary(MsgSoftwareUpgradeSchema, stored.messages[0].value).plan).toMatchObject({
-      name: "amino-upgrade",
-      height: 100000n,
-      info: "from a Ledger",
-    });
+    // The stored proposal holds the upgrade as signed, and the CLI prints its cosmos. Any as it was sent.
+    const shown = await cli("query", "gov", "proposal", proposalId.toString(), "-o", "json");
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const [message] = JSON.parse(shown.stdout).proposal.messages;
+    expect(message["@type"]).toBe("/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade");
+    expect(message.plan).toMatchObject({ name: "amino-upgrade", height: "100000", info: "from a Ledger" });
+    const text = await cli("query", "gov", "proposal", proposalId.toString(), "-o", "text");
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/'@type': \/cosmos\.upgrade\.v1beta1\.MsgSoftwareUpgrade\n\s+authority: /);
 
     const vote = await validator.signAndBroadcast(
       keys.validator.address,

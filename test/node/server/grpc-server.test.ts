@@ -14,7 +14,7 @@ import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { startGrpcServer } from "../../../node/src/server/grpc/grpc-server.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { gatewayJson } from "../../../node/src/server/rest/gateway-json.js";
-import { namespacedRegistry } from "../../../node/src/server/rest/namespaced-registry.js";
+import { namespacedRegistry } from "../../../node/src/app/namespaced-registry.js";
 import { requestMessage } from "../../../node/src/server/rest/request-message.js";
 import { restRoutes } from "../../../node/src/server/rest/rest-routes.js";
 import { startRestServer } from "../../../node/src/server/rest/rest-server.js";

@@ -15,7 +15,7 @@ import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
-import { namespacedRegistry } from "./namespaced-registry.js";
+import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { requestMessage } from "./request-message.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";

@@ -1,5 +1,5 @@
 import type { DescMessage, Registry } from "@bufbuild/protobuf";
-import { toSdkName } from "../../app/namespace.js";
+import { toSdkName } from "./namespace.js";
 
 /**
  * A registry that also resolves `cosmos.` message names, so JSON of an answer in the cosmos namespace (an Any
