@@ -2,7 +2,7 @@ import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
 import type { AppConfig } from "../config/app-config.js";
-import { readGenesis } from "../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX, readGenesis } from "../config/genesis.js";
 import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import type { NodeConfig } from "../config/node-config.js";
@@ -82,7 +82,7 @@ export class ChainNode {
       let app: App | undefined;
       const assembly = opts.definition.assemble({
         chainId: genesis.chain_id,
-        bech32Prefix: genesis.bech32_prefix ?? "sdk",
+        bech32Prefix: genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX,
         minGasPrices: appConfig.minimumGasPrices,
         upgrade: {
           dataDir: layout.dataDir,

@@ -1,6 +1,7 @@
 import { AddressCodec } from "../app/address-codec.js";
 import { DEC_ONE, formatDec } from "../app/dec.js";
 import type { GenesisDoc } from "../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX } from "../config/genesis.js";
 import { moduleAddress } from "../crypto/address.js";
 import { BONDED_POOL } from "../modules/staking/staking-keeper.js";
 
@@ -28,7 +29,7 @@ export function addGenesisValidator(
   genesis: GenesisDoc,
   v: { operator: string; consensusPubKey: Uint8Array; moniker: string; amount: bigint },
 ): void {
-  const prefix = genesis.bech32_prefix ?? "sdk";
+  const prefix = genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX;
   const accounts = new AddressCodec(prefix);
   const valoper = new AddressCodec(`${prefix}valoper`).toString(accounts.fromString(v.operator, "operator"));
   genesis.app_state.staking ??= {};

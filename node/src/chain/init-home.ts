@@ -38,12 +38,21 @@ export class HomeExistsError extends Error {
   readonly code = "HOME_EXISTS";
 }
 
+export class InitHomeError extends Error {
+  readonly code = "BAD_INIT_OPTION";
+}
+
 /** Writes a fresh node home: config files, a validator key and a genesis with every module's defaults. */
 export function initHome(
   opts: InitHomeOptions,
   def: AppDefinition,
 ): { layout: HomeLayout; genesis: GenesisDoc; validatorAddress: string; validatorPubKey: Uint8Array } {
   const layout = new HomeLayout(opts.home);
+  // Bech32's human-readable part, lower case; the `valoper`/`valcons` forms add to it.
+  if (!/^[a-z][a-z0-9]{0,75}$/.test(opts.bech32Prefix))
+    throw new InitHomeError(
+      `bech32 prefix must be lower-case letters and digits, starting with a letter: ${JSON.stringify(opts.bech32Prefix)}`,
+    );
   if (existsSync(layout.genesisJson) && !opts.overwrite) {
     throw new HomeExistsError(
       `genesis.json file already exists: ${layout.genesisJson} (use --overwrite to replace it)`,

@@ -5,7 +5,7 @@ import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { CliError } from "../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
-import { readGenesis, writeGenesis } from "../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX, readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { cliApp } from "./cli-app.js";
 import { collectGentxsCommand } from "./collect-gentxs.js";
@@ -34,7 +34,7 @@ function addAccountCommand(): CommandModule<GlobalArgs, AddAccountArgs> {
     handler: async (args) => {
       const layout = new HomeLayout(args.home);
       const genesis = readGenesis(layout.genesisJson);
-      const codec = new AddressCodec(genesis.bech32_prefix ?? "sdk");
+      const codec = new AddressCodec(genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX);
       let address = args.address;
       try {
         codec.fromString(address);
@@ -79,7 +79,7 @@ function validateCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalAr
         const genesis = readGenesis(path);
         const assembly = def.assemble({
           chainId: genesis.chain_id,
-          bech32Prefix: genesis.bech32_prefix ?? "sdk",
+          bech32Prefix: genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX,
           minGasPrices: "",
         });
         for (const m of assembly.modules)

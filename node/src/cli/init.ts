@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
-import { HomeExistsError, initHome } from "../chain/init-home.js";
+import { HomeExistsError, InitHomeError, initHome } from "../chain/init-home.js";
 import { CliError } from "../client/cli-error.js";
+import { DEFAULT_BECH32_PREFIX } from "../config/genesis.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface InitArgs extends GlobalArgs {
@@ -32,7 +33,7 @@ export function initCommand(def: AppDefinition): CommandModule<GlobalArgs, InitA
         })
         .option("bech32-prefix", {
           type: "string",
-          default: "sdk",
+          default: DEFAULT_BECH32_PREFIX,
           describe: "account address prefix of the chain",
         }) as never,
     handler: (args) => {
@@ -52,7 +53,7 @@ export function initCommand(def: AppDefinition): CommandModule<GlobalArgs, InitA
           `${JSON.stringify({ moniker: args.moniker, chain_id: chainId, validator_address: validatorAddress, home: layout.home }, null, 2)}\n`,
         );
       } catch (e) {
-        if (e instanceof HomeExistsError) throw new CliError(e.message);
+        if (e instanceof HomeExistsError || e instanceof InitHomeError) throw new CliError(e.message);
         throw new CliError(`init failed: ${(e as Error).message}`);
       }
     },

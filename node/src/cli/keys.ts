@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
+import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import { keyOutput, keyOutputsText, pubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
-import { readGenesis } from "../config/genesis.js";
-import { HomeLayout } from "../config/home-layout.js";
 import type { GlobalArgs } from "./global-options.js";
 
 /** Streams the command talks through; tests pass their own. */
@@ -240,17 +239,11 @@ async function runDelete({ ring, input, io }: Session, args: DeleteArgs): Promis
   io.stderr.write("Key deleted forever (uh oh!)\n");
 }
 
-/** The chain's prefix from the home's genesis, so keys print addresses the chain accepts. */
-function genesisPrefix(home: string): string {
-  const path = new HomeLayout(home).genesisJson;
-  return existsSync(path) ? (readGenesis(path).bech32_prefix ?? "sdk") : "sdk";
-}
-
 /** Opens the keyring for one command, prompts through `io`. */
 function withSession(args: KeysArgs, io: KeysIo, fn: (s: Session) => Promise<void>): Promise<void> {
   return withCliKeyring(
     args,
-    args.prefix ?? genesisPrefix(args.home),
+    args.prefix ?? chainPrefix(args.home),
     (ring, input) => fn({ ring, input, io }),
     {
       input: io.stdin,

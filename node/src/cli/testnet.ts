@@ -5,10 +5,10 @@ import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { addGenesisValidator, setGovPeriods } from "../chain/genesis-validators.js";
-import { HomeExistsError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
+import { HomeExistsError, InitHomeError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
 import { CliError } from "../client/cli-error.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
-import { writeGenesis } from "../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX, writeGenesis } from "../config/genesis.js";
 import type { GlobalArgs } from "./global-options.js";
 
 interface TestnetArgs extends GlobalArgs {
@@ -21,6 +21,7 @@ interface TestnetArgs extends GlobalArgs {
   "deposit-period": string;
   "min-deposit": string;
   overwrite: boolean;
+  "bech32-prefix": string;
 }
 
 const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"];
@@ -65,7 +66,12 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
           describe: "gov deposit period, a Go duration",
         })
         .option("min-deposit", { type: "string", default: "10000000stake", describe: "gov minimum deposit" })
-        .option("overwrite", { type: "boolean", default: false }) as never,
+        .option("overwrite", { type: "boolean", default: false })
+        .option("bech32-prefix", {
+          type: "string",
+          default: DEFAULT_BECH32_PREFIX,
+          describe: "account address prefix of the chain",
+        }) as never,
     handler: async (args) => {
       let blockTimeMs: number;
       let balance: Coins;
@@ -91,7 +97,7 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
             home: args.home,
             moniker: "validator",
             chainId: args["chain-id"],
-            bech32Prefix: "sdk",
+            bech32Prefix: args["bech32-prefix"],
             overwrite: args.overwrite,
             minGasPrice: TESTNET_MIN_GAS_PRICE,
             tuneApp: (c) => {
@@ -110,10 +116,10 @@ export function testnetCommand(def: AppDefinition): CommandModule<GlobalArgs, Te
           def,
         );
       } catch (e) {
-        if (e instanceof HomeExistsError) throw new CliError(e.message);
+        if (e instanceof HomeExistsError || e instanceof InitHomeError) throw new CliError(e.message);
         throw e;
       }
-      const ring = openKeyring({ backend: "test", home: args.home, prefix: "sdk" });
+      const ring = openKeyring({ backend: "test", home: args.home, prefix: args["bech32-prefix"] });
       const names = ["validator", ...Array.from({ length: args.keys }, (_, i) => NAMES[i] ?? `user${i + 1}`)];
       const keys = [];
       for (const name of names) {

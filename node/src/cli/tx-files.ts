@@ -19,6 +19,7 @@ import { anyNamespace, fromProtoJson, toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { chainAccount } from "../client/chain-account.js";
+import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import { directSignerInfo } from "../client/direct-signing.js";
@@ -54,13 +55,13 @@ function rawBytes(tx: Tx): Uint8Array {
 }
 
 /** The accounts that must sign the file's tx, in the order of its signer infos and signatures. */
-function signersOf(tx: Tx, types: TypeRegistry): string[] {
+function signersOf(tx: Tx, types: TypeRegistry, prefix: string): string[] {
   try {
     return packedTxSigners(
       tx.body?.messages ?? [],
       tx.authInfo?.fee?.payer ?? "",
       types,
-      new AddressCodec("sdk"),
+      new AddressCodec(prefix),
     );
   } catch (e) {
     if (e instanceof ChainError)
@@ -117,8 +118,9 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
       const defaults = clientDefaults(args.home);
-      const key = await withCliKeyring(args, "sdk", (ring) => ring.signer(args.from));
-      const signers = signersOf(tx, types);
+      const prefix = chainPrefix(args.home);
+      const key = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
+      const signers = signersOf(tx, types, prefix);
       const index = signers.indexOf(key.address);
       if (index < 0)
         throw new CliError(
@@ -196,7 +198,9 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .option("broadcast-mode", { alias: "b", type: "string", choices: ["sync", "async"] }) as never,
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
-      const unsigned = signersOf(tx, types).filter((_, i) => !tx.signatures[i]?.length);
+      const unsigned = signersOf(tx, types, chainPrefix(args.home)).filter(
+        (_, i) => !tx.signatures[i]?.length,
+      );
       if (unsigned.length > 0)
         throw new CliError(`transaction is not fully signed: still to sign: ${unsigned.join(", ")}`);
       const bytes = rawBytes(tx);

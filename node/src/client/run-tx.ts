@@ -13,6 +13,7 @@ import { packedTxSigners } from "../app/tx-signers.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { ChainError } from "../errors/chain-error.js";
 import { type ChainAccount, chainAccount } from "./chain-account.js";
+import { chainPrefix } from "./chain-prefix.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
 import { encodeAuthInfo, encodeBody, type SignerInfoParts, type UnsignedTxParts } from "./direct-signing.js";
@@ -39,6 +40,25 @@ function feeOf(args: TxArgs, gas: bigint): { denom: string; amount: string }[] {
   return [];
 }
 
+type FromKey = { address: string; pubKey?: Uint8Array; sign?: KeySigner["sign"] };
+
+/**
+ * The `--from` key. An unsigned tx needs only its public key, so no passphrase is asked; with
+ * --generate-only, `--from` may also be an address the keyring does not hold (an offline or multisig account).
+ */
+async function fromKey(args: TxArgs, prefix: string, addresses: AddressCodec): Promise<FromKey> {
+  if (!args["generate-only"]) return withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
+  const held = await withCliKeyring(args, prefix, async (ring) =>
+    (await ring.exists(args.from)) ? ring.get(args.from) : undefined,
+  );
+  if (held) return held;
+  try {
+    return { address: addresses.toString(addresses.fromString(args.from, "--from address")) };
+  } catch {
+    throw new CliError(`--from: ${args.from} is neither a key in the keyring nor a ${prefix} address`);
+  }
+}
+
 /**
  * Builds, signs and broadcasts a tx from the `--from` key (or prints it unsigned with --generate-only), the
  * generate / sign / broadcast steps of Cosmos in one go. Failures print one line and exit non-zero.
@@ -49,19 +69,15 @@ export async function runTx(
   buildMsgs: (from: string) => Any[],
 ): Promise<void> {
   const defaults = clientDefaults(args.home);
-  // An unsigned tx needs only the public key: no passphrase is asked for it.
-  const key = await withCliKeyring<{ address: string; pubKey: Uint8Array; sign?: KeySigner["sign"] }>(
-    args,
-    "sdk",
-    (ring) => (args["generate-only"] ? ring.get(args.from) : ring.signer(args.from)),
-  );
+  const prefix = chainPrefix(args.home);
+  const addresses = new AddressCodec(prefix);
+  const key = await fromKey(args, prefix, addresses);
   const messages = buildMsgs(key.address);
   const memo = args.note ?? args.memo;
   const client = nodeClient(args);
   let payer: string | undefined;
   let signers: string[];
   try {
-    const addresses = new AddressCodec("sdk");
     if (args["fee-payer"])
       payer = addresses.toString(addresses.fromString(args["fee-payer"], "fee payer address"));
     signers = packedTxSigners(messages, payer ?? "", types, addresses);
@@ -87,7 +103,10 @@ export async function runTx(
     const infos: SignerInfoParts[] = [];
     for (const s of signers) {
       const acc = await accountOf(s);
-      infos.push({ pubKey: s === key.address ? key.pubKey : acc.pubKey, sequence: acc.sequence });
+      infos.push({
+        pubKey: (s === key.address ? key.pubKey : undefined) ?? acc.pubKey,
+        sequence: acc.sequence,
+      });
     }
     const parts: UnsignedTxParts = { messages, memo, fee: { amount: [], gasLimit: 0n, payer } };
     const sim = toBinary(

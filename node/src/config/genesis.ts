@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 
+/** The account prefix of a genesis that names none (ours, as `cosmos` is Cosmos Hub's). */
+export const DEFAULT_BECH32_PREFIX = "sdk";
+
 /** Consensus parameters kept in genesis (CometBFT names); the embedded producer enforces the block limits. */
 export interface ConsensusParams {
   block: { max_bytes: string; max_gas: string };
@@ -46,7 +49,7 @@ export function validateGenesisShape(doc: unknown, source: string): GenesisDoc {
     app_version: g.app_version ?? "",
     genesis_time: g.genesis_time as string,
     chain_id: g.chain_id as string,
-    bech32_prefix: typeof g.bech32_prefix === "string" ? g.bech32_prefix : "sdk",
+    bech32_prefix: typeof g.bech32_prefix === "string" ? g.bech32_prefix : DEFAULT_BECH32_PREFIX,
     initial_height: ih,
     app_hash: g.app_hash ?? null,
     app_state: g.app_state as Record<string, unknown>,

@@ -11,6 +11,7 @@ import { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import { chainPrefix } from "../../client/chain-prefix.js";
 import { CliError } from "../../client/cli-error.js";
 import type { QueryArgs } from "../../client/query-options.js";
 import { queryOptions } from "../../client/query-options.js";
@@ -21,6 +22,7 @@ import { moduleAddress } from "../../crypto/address.js";
 import { checkPlanBinaries } from "./plan-binaries-check.js";
 
 interface ProposalArgs extends TxArgs {
+  authority?: string;
   title: string;
   summary: string;
   deposit?: string;
@@ -43,9 +45,22 @@ const proposalOptions = {
   summary: { type: "string", demandOption: true, describe: "proposal summary" },
   deposit: { type: "string", describe: "initial deposit, e.g. 10000000stake" },
   metadata: { type: "string", default: "", describe: "proposal metadata (e.g. an ipfs link)" },
+  authority: {
+    type: "string",
+    describe: "the address the upgrade message acts for (default: the gov module account)",
+  },
 } as const;
 
-const govAuthority = (prefix: string) => new AddressCodec(prefix).toString(moduleAddress("gov"));
+/** `--authority`, checked as an address of this chain, else the gov module account under the chain's prefix. */
+function authorityOf(args: ProposalArgs): string {
+  const addresses = new AddressCodec(chainPrefix(args.home));
+  if (args.authority === undefined) return addresses.toString(moduleAddress("gov"));
+  try {
+    return addresses.toString(addresses.fromString(args.authority, "--authority"));
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
 
 function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
   return (from: string) => {
@@ -120,7 +135,7 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             const inner = types.pack(
               MsgSoftwareUpgradeSchema,
               create(MsgSoftwareUpgradeSchema, {
-                authority: govAuthority("sdk"),
+                authority: authorityOf(a),
                 plan: { name: a.name, height: BigInt(a["upgrade-height"]), info: a["upgrade-info"] },
               }),
             );
@@ -135,7 +150,7 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             const a = args as unknown as ProposalArgs;
             const inner = types.pack(
               MsgCancelUpgradeSchema,
-              create(MsgCancelUpgradeSchema, { authority: govAuthority("sdk") }),
+              create(MsgCancelUpgradeSchema, { authority: authorityOf(a) }),
             );
             await runTx(a, types, proposalMsgs(a, types, inner));
           },

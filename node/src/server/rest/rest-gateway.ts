@@ -3,6 +3,7 @@ import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/p
 import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
 import { toNamespace } from "../../app/namespace.js";
+import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
 import {
@@ -15,7 +16,6 @@ import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
-import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { requestMessage } from "./request-message.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";
