@@ -17,3 +17,18 @@ export function formatDec(v: bigint): string {
   const a = neg ? -v : v;
   return `${neg ? "-" : ""}${a / DEC_ONE}.${(a % DEC_ONE).toString().padStart(18, "0")}`;
 }
+
+/** A LegacyDec as gogoproto puts it on the wire and in state: the scaled digits ("100000000000000000" is 0.1). */
+export function formatDecWire(v: bigint): string {
+  return v.toString();
+}
+
+/**
+ * A LegacyDec field from the wire or from state: the scaled digits, or decimal text (what state written by
+ * earlier versions of this node holds, and what genesis JSON carries). Empty is Go's nil Dec, zero.
+ */
+export function parseDecWire(text: string, what = "decimal"): bigint {
+  if (text === "") return 0n;
+  if (/^-?\d{1,60}$/.test(text)) return BigInt(text);
+  return parseDec(text, what);
+}

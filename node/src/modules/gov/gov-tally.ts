@@ -7,7 +7,7 @@ import {
 } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import { BondStatus } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
-import { DEC_ONE, parseDec } from "../../app/dec.js";
+import { DEC_ONE, parseDec, parseDecWire } from "../../app/dec.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
 import type { GovKeeper } from "./gov-keeper.js";
 
@@ -39,7 +39,7 @@ export async function tallyProposal(
     if (v.status !== BondStatus.BONDED) continue;
     const tokens = BigInt(v.tokens);
     totalBonded += tokens;
-    validators.set(v.operatorAddress, { tokens, shares: parseDec(v.delegatorShares), deductions: 0n });
+    validators.set(v.operatorAddress, { tokens, shares: parseDecWire(v.delegatorShares), deductions: 0n });
   }
   const results = new Map<VoteOption, bigint>([
     [VoteOption.YES, 0n],
@@ -64,7 +64,7 @@ export async function tallyProposal(
     for await (const d of staking.delegationsOf(ctx, voterBytes)) {
       const val = validators.get(d.validatorAddress);
       if (!val || val.shares === 0n) continue;
-      const shares = parseDec(d.shares);
+      const shares = parseDecWire(d.shares);
       val.deductions += shares;
       add(options, (shares * val.tokens * DEC_ONE) / val.shares);
     }

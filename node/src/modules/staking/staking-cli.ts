@@ -13,7 +13,7 @@ import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../../client/cli-keyring.js";
 import { encodeAuthInfo, encodeBody, signTxDirect } from "../../client/direct-signing.js";
-import { readGenesis } from "../../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX, readGenesis } from "../../config/genesis.js";
 import { HomeLayout } from "../../config/home-layout.js";
 import { readPrivValidatorKey } from "../../config/priv-validator-key.js";
 
@@ -40,7 +40,7 @@ export function gentxCommand(types: TypeRegistry): CommandModule<HomeArgs, Gentx
     handler: async (args) => {
       const layout = new HomeLayout(args.home);
       const genesis = readGenesis(layout.genesisJson);
-      const prefix = genesis.bech32_prefix ?? "sdk";
+      const prefix = genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX;
       let amount: Coins;
       try {
         amount = Coins.parse(args.amount);
@@ -62,9 +62,10 @@ export function gentxCommand(types: TypeRegistry): CommandModule<HomeArgs, Gentx
       const msg = create(MsgCreateValidatorSchema, {
         description: { moniker: args.moniker ?? valoper },
         commission: {
-          rate: "0.100000000000000000",
-          maxRate: "0.200000000000000000",
-          maxChangeRate: "0.010000000000000000",
+          // LegacyDec wire form: 0.1, 0.2 and 0.01 scaled by 10^18.
+          rate: "100000000000000000",
+          maxRate: "200000000000000000",
+          maxChangeRate: "10000000000000000",
         },
         minSelfDelegation: "1",
         validatorAddress: valoper,

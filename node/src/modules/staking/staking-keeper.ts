@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   BondStatus,
+  type CommissionRates,
   type Delegation,
   DelegationSchema,
   type Params,
@@ -15,10 +16,11 @@ import {
 import type { AddressCodec } from "../../app/address-codec.js";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
-import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { DEC_ONE, formatDec, formatDecWire, parseDecWire } from "../../app/dec.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
+import { checkedCommissionRates } from "./commission-rates.js";
 import { StakingKeys } from "./staking-keys.js";
 
 export const STAKING_STORE = "staking";
@@ -32,7 +34,7 @@ export function defaultStakingParams(): Params {
     maxEntries: 7,
     historicalEntries: 10000,
     bondDenom: "stake",
-    minCommissionRate: formatDec(0n),
+    minCommissionRate: formatDecWire(0n),
   });
 }
 
@@ -103,16 +105,23 @@ export class StakingKeeper {
       this.addresses.fromString(d.delegatorAddress),
       this.valoper.fromString(d.validatorAddress),
     ]);
-    if (parseDec(d.shares) === 0n) ctx.kv(STAKING_STORE).delete(key);
+    if (parseDecWire(d.shares) === 0n) ctx.kv(STAKING_STORE).delete(key);
     else ctx.kv(STAKING_STORE).set(key, toBinary(DelegationSchema, d));
   }
 
   /** Creates a bonded validator whose operator self-delegates `amount`. */
   async createValidator(
     ctx: Context,
-    v: { operator: string; pubkey: Validator["consensusPubkey"]; moniker: string; amount: Coins },
+    v: {
+      operator: string;
+      pubkey: Validator["consensusPubkey"];
+      moniker: string;
+      amount: Coins;
+      commission?: CommissionRates;
+    },
   ): Promise<void> {
     const valAddr = this.valoper.fromString(v.operator, "validator address");
+    const commission = checkedCommissionRates(v.commission, (await this.getParams(ctx)).minCommissionRate);
     if (await this.getValidator(ctx, valAddr))
       throw badRequest(
         `validator already exist for this operator address; must use new validator operator address`,
@@ -124,11 +133,9 @@ export class StakingKeeper {
         consensusPubkey: v.pubkey,
         status: BondStatus.BONDED,
         tokens: "0",
-        delegatorShares: formatDec(0n),
+        delegatorShares: formatDecWire(0n),
         description: { moniker: v.moniker },
-        commission: {
-          commissionRates: { rate: formatDec(0n), maxRate: formatDec(0n), maxChangeRate: formatDec(0n) },
-        },
+        commission: { commissionRates: commission, updateTime: timestampFromDate(ctx.block.time) },
         minSelfDelegation: "1",
       }),
     );
@@ -144,16 +151,16 @@ export class StakingKeeper {
     if (!val) throw ChainError.wrap(SdkErrors.NotFound, `validator ${validator} does not exist`);
     await this.bank.sendCoinsFromAccountToModule(ctx, delAddr, BONDED_POOL, amount);
     val.tokens = (BigInt(val.tokens) + tokens).toString();
-    val.delegatorShares = formatDec(parseDec(val.delegatorShares) + tokens * DEC_ONE);
+    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) + tokens * DEC_ONE);
     this.setValidator(ctx, val);
     const d =
       (await this.getDelegation(ctx, delAddr, valAddr)) ??
       create(DelegationSchema, {
         delegatorAddress: delegator,
         validatorAddress: validator,
-        shares: formatDec(0n),
+        shares: formatDecWire(0n),
       });
-    d.shares = formatDec(parseDec(d.shares) + tokens * DEC_ONE);
+    d.shares = formatDecWire(parseDecWire(d.shares) + tokens * DEC_ONE);
     this.setDelegation(ctx, d);
     ctx.events.emit("delegate", {
       validator,
@@ -172,11 +179,11 @@ export class StakingKeeper {
     const val = await this.getValidator(ctx, valAddr);
     const d = await this.getDelegation(ctx, delAddr, valAddr);
     if (!val || !d) throw ChainError.wrap(SdkErrors.NotFound, "no delegation for (address, validator) tuple");
-    if (parseDec(d.shares) < tokens * DEC_ONE) throw badRequest("invalid shares amount");
-    d.shares = formatDec(parseDec(d.shares) - tokens * DEC_ONE);
+    if (parseDecWire(d.shares) < tokens * DEC_ONE) throw badRequest("invalid shares amount");
+    d.shares = formatDecWire(parseDecWire(d.shares) - tokens * DEC_ONE);
     this.setDelegation(ctx, d);
     val.tokens = (BigInt(val.tokens) - tokens).toString();
-    val.delegatorShares = formatDec(parseDec(val.delegatorShares) - tokens * DEC_ONE);
+    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) - tokens * DEC_ONE);
     this.setValidator(ctx, val);
     await this.bank.sendCoinsFromModuleToModule(ctx, BONDED_POOL, NOT_BONDED_POOL, amount);
     const seconds = Number(params.unbondingTime?.seconds ?? 0n);

@@ -26,6 +26,7 @@ export function stakingMsgServer(keeper: StakingKeeper): ServiceImpl<typeof Msg>
         pubkey: msg.pubkey,
         moniker: msg.description?.moniker ?? "",
         amount: coinsOf(msg.value),
+        commission: msg.commission,
       });
       return create(MsgCreateValidatorResponseSchema);
     },

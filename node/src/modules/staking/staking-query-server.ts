@@ -15,7 +15,7 @@ import {
   DelegationResponseSchema,
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
-import { DEC_ONE, parseDec } from "../../app/dec.js";
+import { DEC_ONE, parseDecWire } from "../../app/dec.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
@@ -28,7 +28,7 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
     const { bondDenom } = await keeper.getParams(ctx);
     return create(DelegationResponseSchema, {
       delegation: d,
-      balance: { denom: bondDenom, amount: (parseDec(d.shares) / DEC_ONE).toString() },
+      balance: { denom: bondDenom, amount: (parseDecWire(d.shares) / DEC_ONE).toString() },
     });
   };
   const valAddr = (s: string) => {
