@@ -73,6 +73,8 @@ export function setGovPeriods(
   const gov = genesis.app_state.gov as { params?: Record<string, unknown> };
   gov.params ??= {};
   gov.params.voting_period = `${g.votingPeriodMs / 1000}s`;
+  // Expedited votes must be shorter than regular ones: half as long, as testnets usually set them.
+  gov.params.expedited_voting_period = `${g.votingPeriodMs / 2000}s`;
   gov.params.max_deposit_period = `${g.depositPeriodMs / 1000}s`;
   const m = /^(\d+)([a-zA-Z][a-zA-Z0-9/:._-]*)$/.exec(g.minDeposit);
   if (!m) throw new Error(`bad minimum deposit ${g.minDeposit}`);

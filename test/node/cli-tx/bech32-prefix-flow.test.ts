@@ -119,9 +119,11 @@ describe("a chain with its own bech32 prefix: keys, sends and the whole upgrade 
     const foreign = await propose("--authority", SDK_ADDRESS, "--generate-only");
     expect(foreign.exitCode).toBe(1);
     expect(foreign.stderr.trim()).toMatch(/^Error: .*--authority/);
-    const generated = await propose("--authority", gov, "--generate-only");
+    const generated = await propose("--authority", gov, "--expedited", "--generate-only");
     expect(generated.exitCode, generated.stderr).toBe(0);
-    expect(JSON.parse(generated.stdout).body.messages[0].messages[0].authority).toBe(gov);
+    const [proposal] = JSON.parse(generated.stdout).body.messages;
+    expect(proposal.messages[0].authority).toBe(gov);
+    expect(proposal.expedited).toBe(true);
 
     const submitted = await propose("--wait", "-o", "json");
     expect(submitted.exitCode, submitted.stderr).toBe(0);

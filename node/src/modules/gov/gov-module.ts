@@ -1,4 +1,5 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   file_sdk_gov_v1_gov,
   type GenesisState,
@@ -31,6 +32,7 @@ import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
 import { tallyProposal } from "./gov-tally.js";
 import { GOV_V1BETA1_AMINO_TYPES } from "./gov-v1beta1-amino.js";
+import { checkExpeditedParams, proposalRules } from "./proposal-rules.js";
 
 /**
  * Governance v1 (and v1beta1 over the same state): proposals carry messages that run with the gov account as their signer once the bonded
@@ -79,6 +81,7 @@ export class GovModule implements AppModule {
   validateGenesis(state: unknown): void {
     const g = this.parse(state);
     if (g.params && !g.params.votingPeriod) throw new Error("gov genesis: voting_period must be set");
+    if (g.params) checkExpeditedParams(g.params);
   }
 
   async initGenesis(ctx: Context, state: unknown): Promise<void> {
@@ -135,7 +138,24 @@ export class GovModule implements AppModule {
       this.keeper.queue(ctx, "active", endMs, id, false);
       const p = await this.keeper.getProposal(ctx, id);
       if (!p) continue;
-      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, params, true);
+      const { threshold } = proposalRules(params, p.expedited);
+      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, { ...params, threshold }, true);
+      if (p.expedited && !outcome.passes) {
+        // As Cosmos: a failed expedited vote becomes a regular one, from the same start, tallied again at
+        // its end by the regular rules; the deposits stay until then. The votes were counted (and cleared).
+        p.expedited = false;
+        const end = timestampDate(p.votingStartTime!).getTime() + proposalRules(params, false).votingPeriodMs;
+        p.votingEndTime = timestampFromDate(new Date(end));
+        p.finalTallyResult = outcome.tally;
+        this.keeper.queue(ctx, "active", end, id, true);
+        this.keeper.setProposal(ctx, p);
+        ctx.events.emit("active_proposal", {
+          proposal_id: String(id),
+          proposal_result: "expedited_proposal_rejected",
+        });
+        ctx.logger.info("expedited proposal converted to regular", { proposal: String(id) });
+        continue;
+      }
       await this.keeper.settleDeposits(ctx, id, outcome.burnDeposits);
       let result = "proposal_rejected";
       p.status = ProposalStatus.REJECTED;

@@ -26,6 +26,7 @@ import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
+import { proposalRules } from "./proposal-rules.js";
 
 const MAX_METADATA = 255;
 
@@ -39,10 +40,10 @@ export function govMsgServer(
   /** Starts the voting period once total deposits reach the minimum. */
   const maybeActivate = async (ctx: Context, p: ReturnType<typeof create<typeof ProposalSchema>>) => {
     if (p.status !== ProposalStatus.DEPOSIT_PERIOD) return;
-    const params = await keeper.getParams(ctx);
-    if (!coins(p.totalDeposit).isAllGTE(coins(params.minDeposit))) return;
+    const rules = proposalRules(await keeper.getParams(ctx), p.expedited);
+    if (!coins(p.totalDeposit).isAllGTE(coins(rules.minDeposit))) return;
     const start = ctx.block.time;
-    const end = new Date(start.getTime() + Number(params.votingPeriod?.seconds ?? 0n) * 1000);
+    const end = new Date(start.getTime() + rules.votingPeriodMs);
     keeper.queue(ctx, "inactive", timestampDate(p.depositEndTime!).getTime(), p.id, false);
     keeper.queue(ctx, "active", end.getTime(), p.id, true);
     p.status = ProposalStatus.VOTING_PERIOD;
@@ -123,7 +124,7 @@ export function govMsgServer(
       const initial = coins(msg.initialDeposit);
       const ratio = parseDec(params.minInitialDepositRatio || "0");
       if (ratio > 0n) {
-        const required = coins(params.minDeposit).list.map((c) => ({
+        const required = coins(proposalRules(params, msg.expedited).minDeposit).list.map((c) => ({
           denom: c.denom,
           amount: (c.amount * ratio) / DEC_ONE,
         }));

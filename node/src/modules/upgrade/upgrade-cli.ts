@@ -23,6 +23,7 @@ import { checkPlanBinaries } from "./plan-binaries-check.js";
 
 interface ProposalArgs extends TxArgs {
   authority?: string;
+  expedited: boolean;
   title: string;
   summary: string;
   deposit?: string;
@@ -45,6 +46,11 @@ const proposalOptions = {
   summary: { type: "string", demandOption: true, describe: "proposal summary" },
   deposit: { type: "string", describe: "initial deposit, e.g. 10000000stake" },
   metadata: { type: "string", default: "", describe: "proposal metadata (e.g. an ipfs link)" },
+  expedited: {
+    type: "boolean",
+    default: false,
+    describe: "an expedited proposal: the expedited deposit, voting period and threshold apply",
+  },
   authority: {
     type: "string",
     describe: "the address the upgrade message acts for (default: the gov module account)",
@@ -74,6 +80,7 @@ function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
       messages: [inner],
       initialDeposit: deposit,
       proposer: from,
+      expedited: args.expedited,
       metadata: args.metadata,
       title: args.title,
       summary: args.summary,

@@ -1,0 +1,59 @@
+import type { Params } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { Coins } from "../../app/coins.js";
+import { DEC_ONE, parseDec } from "../../app/dec.js";
+
+/**
+ * The deposit, vote length and pass mark a proposal is held to. Expedited ones use the expedited params; a
+ * genesis made before they existed leaves those unset, and then the regular ones apply.
+ */
+export function proposalRules(
+  params: Params,
+  expedited: boolean,
+): { minDeposit: Params["minDeposit"]; votingPeriodMs: number; threshold: string } {
+  const regular = {
+    minDeposit: params.minDeposit,
+    votingPeriodMs: durationMs(params.votingPeriod),
+    threshold: params.threshold,
+  };
+  if (!expedited) return regular;
+  return {
+    minDeposit: params.expeditedMinDeposit.length > 0 ? params.expeditedMinDeposit : regular.minDeposit,
+    votingPeriodMs: params.expeditedVotingPeriod
+      ? durationMs(params.expeditedVotingPeriod)
+      : regular.votingPeriodMs,
+    threshold: params.expeditedThreshold || regular.threshold,
+  };
+}
+
+function durationMs(d: Params["votingPeriod"]): number {
+  return Number(d?.seconds ?? 0n) * 1000 + Math.floor((d?.nanos ?? 0) / 1e6);
+}
+
+/** The SDK's checks of the expedited params against the regular ones (those a genesis sets). */
+export function checkExpeditedParams(params: Params): void {
+  const fail = (why: string) => {
+    throw new Error(`gov genesis: ${why}`);
+  };
+  if (params.expeditedVotingPeriod) {
+    const expedited = durationMs(params.expeditedVotingPeriod);
+    if (expedited <= 0) fail("expedited voting period must be positive");
+    if (expedited >= durationMs(params.votingPeriod))
+      fail(
+        `expedited voting period ${expedited / 1000}s must be strictly less that the regular voting period ${durationMs(params.votingPeriod) / 1000}s`,
+      );
+  }
+  if (params.expeditedThreshold) {
+    const expedited = parseDec(params.expeditedThreshold, "expedited threshold");
+    if (expedited <= 0n) fail(`expedited vote threshold must be positive: ${params.expeditedThreshold}`);
+    if (expedited > DEC_ONE) fail(`expedited vote threshold too large: ${params.expeditedThreshold}`);
+    if (params.threshold && expedited <= parseDec(params.threshold))
+      fail(
+        `expedited vote threshold ${params.expeditedThreshold}, must be greater than the regular threshold ${params.threshold}`,
+      );
+  }
+  if (params.expeditedMinDeposit.length > 0) {
+    const expedited = Coins.from(params.expeditedMinDeposit);
+    if (Coins.from(params.minDeposit).isAllGTE(expedited))
+      fail(`expedited minimum deposit must be greater than minimum deposit: ${expedited}`);
+  }
+}
