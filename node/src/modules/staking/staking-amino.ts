@@ -25,6 +25,11 @@ export const STAKING_AMINO_TYPES: readonly AminoType[] = [
     fields: { amount: kept },
   },
   {
+    typeName: "sdk.staking.v1beta1.MsgBeginRedelegate",
+    aminoName: "cosmos-sdk/MsgBeginRedelegate",
+    fields: { amount: kept },
+  },
+  {
     typeName: "sdk.staking.v1beta1.MsgUndelegate",
     aminoName: "cosmos-sdk/MsgUndelegate",
     fields: { amount: kept },

@@ -16,6 +16,16 @@ export const StakingErrors = {
   CommissionChangeRateNegative: def(13, "commission change rate must be positive"),
   CommissionChangeRateGTMaxRate: def(14, "commission change rate cannot be more than the max rate"),
   CommissionLTMinRate: def(40, "commission cannot be less than min rate"),
+  SelfRedelegation: def(29, "cannot redelegate to the same validator"),
+  BadRedelegationDst: def(31, "redelegation destination validator not found"),
+  TransitiveRedelegation: def(
+    32,
+    "redelegation to this validator already in progress; first redelegation to this validator must complete before next redelegation",
+  ),
+  MaxRedelegationEntries: def(
+    33,
+    "too many redelegation entries for (delegator, src-validator, dst-validator) tuple",
+  ),
 };
 
 export const stakingError = (d: ErrorDef, detail?: string) => ChainError.wrap(d, detail);

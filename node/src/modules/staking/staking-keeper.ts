@@ -7,6 +7,7 @@ import {
   DelegationSchema,
   type Params,
   ParamsSchema,
+  RedelegationSchema,
   type UnbondingDelegation,
   UnbondingDelegationEntrySchema,
   UnbondingDelegationSchema,
@@ -21,9 +22,11 @@ import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { checkedCommissionRates } from "./commission-rates.js";
-import { StakingKeys } from "./staking-keys.js";
+import { Redelegations } from "./redelegations.js";
+import { StakingErrors, stakingError } from "./staking-errors.js";
+import { STAKING_STORE, StakingKeys } from "./staking-keys.js";
 
-export const STAKING_STORE = "staking";
+export { STAKING_STORE };
 export const BONDED_POOL = "bonded_tokens_pool";
 export const NOT_BONDED_POOL = "not_bonded_tokens_pool";
 
@@ -46,6 +49,7 @@ const badRequest = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, wh
  */
 export class StakingKeeper {
   readonly valoper: AddressCodec;
+  readonly redelegations = new Redelegations();
 
   constructor(
     readonly addresses: AddressCodec,
@@ -215,6 +219,87 @@ export class StakingKeeper {
       completion_time: completion.toISOString(),
     });
     return completion;
+  }
+
+  /**
+   * Moves `amount` of the delegator's stake from one validator to another at once, as Cosmos checks it; the
+   * record keeps the delegator from moving it on from `dst` until the unbonding time has passed.
+   */
+  async beginRedelegation(
+    ctx: Context,
+    delegator: string,
+    src: string,
+    dst: string,
+    amount: Coins,
+  ): Promise<Date> {
+    const params = await this.getParams(ctx);
+    const tokens = this.bondAmount(amount, params.bondDenom);
+    const delAddr = this.addresses.fromString(delegator, "delegator address");
+    const srcAddr = this.valoper.fromString(src, "source validator address");
+    const dstAddr = this.valoper.fromString(dst, "destination validator address");
+    if (Buffer.compare(srcAddr, dstAddr) === 0) throw stakingError(StakingErrors.SelfRedelegation);
+    const dstVal = await this.getValidator(ctx, dstAddr);
+    if (!dstVal) throw stakingError(StakingErrors.BadRedelegationDst);
+    const srcVal = await this.getValidator(ctx, srcAddr);
+    const d = await this.getDelegation(ctx, delAddr, srcAddr);
+    if (!srcVal || !d)
+      throw ChainError.wrap(SdkErrors.NotFound, "no delegation for (address, validator) tuple");
+    if (await this.redelegations.isReceiving(ctx, delAddr, srcAddr))
+      throw stakingError(StakingErrors.TransitiveRedelegation);
+    const red =
+      (await this.redelegations.get(ctx, delAddr, srcAddr, dstAddr)) ??
+      create(RedelegationSchema, {
+        delegatorAddress: delegator,
+        validatorSrcAddress: src,
+        validatorDstAddress: dst,
+      });
+    if (red.entries.length >= params.maxEntries) throw stakingError(StakingErrors.MaxRedelegationEntries);
+    const shares = tokens * DEC_ONE;
+    if (parseDecWire(d.shares) < shares) throw badRequest("invalid shares amount");
+    // Both validators are bonded, so the tokens stay in the bonded pool; only shares and tokens move.
+    d.shares = formatDecWire(parseDecWire(d.shares) - shares);
+    this.setDelegation(ctx, d);
+    srcVal.tokens = (BigInt(srcVal.tokens) - tokens).toString();
+    srcVal.delegatorShares = formatDecWire(parseDecWire(srcVal.delegatorShares) - shares);
+    this.setValidator(ctx, srcVal);
+    dstVal.tokens = (BigInt(dstVal.tokens) + tokens).toString();
+    dstVal.delegatorShares = formatDecWire(parseDecWire(dstVal.delegatorShares) + shares);
+    this.setValidator(ctx, dstVal);
+    const to =
+      (await this.getDelegation(ctx, delAddr, dstAddr)) ??
+      create(DelegationSchema, {
+        delegatorAddress: delegator,
+        validatorAddress: dst,
+        shares: formatDecWire(0n),
+      });
+    to.shares = formatDecWire(parseDecWire(to.shares) + shares);
+    this.setDelegation(ctx, to);
+    const completion = new Date(
+      ctx.block.time.getTime() + Number(params.unbondingTime?.seconds ?? 0n) * 1000,
+    );
+    this.redelegations.addEntry(
+      ctx,
+      red,
+      { del: delAddr, src: srcAddr, dst: dstAddr },
+      { height: ctx.block.height, completion, tokens, shares },
+    );
+    ctx.events.emit("redelegate", {
+      source_validator: src,
+      destination_validator: dst,
+      amount: amount.toString(),
+      completion_time: completion.toISOString(),
+    });
+    return completion;
+  }
+
+  /** Ends the redelegations whose time has come (EndBlock). */
+  async completeRedelegations(ctx: Context): Promise<void> {
+    for (const red of await this.redelegations.completeDue(ctx))
+      ctx.events.emit("complete_redelegation", {
+        delegator: red.delegatorAddress,
+        source_validator: red.validatorSrcAddress,
+        destination_validator: red.validatorDstAddress,
+      });
   }
 
   /** Pays out every unbonding entry whose time has come (EndBlock). */

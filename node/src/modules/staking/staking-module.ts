@@ -100,6 +100,7 @@ export class StakingModule implements AppModule {
 
   async endBlock(ctx: Context): Promise<void> {
     await this.keeper.completeUnbondings(ctx);
+    await this.keeper.completeRedelegations(ctx);
   }
 
   registerServices(r: ServiceRegistrar): void {

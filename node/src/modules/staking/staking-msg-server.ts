@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   type Msg,
+  MsgBeginRedelegateResponseSchema,
   MsgCreateValidatorResponseSchema,
   MsgDelegateResponseSchema,
   MsgUndelegateResponseSchema,
@@ -33,6 +34,16 @@ export function stakingMsgServer(keeper: StakingKeeper): ServiceImpl<typeof Msg>
     async delegate(ctx, msg) {
       await keeper.delegate(ctx, msg.delegatorAddress, msg.validatorAddress, coinsOf(msg.amount));
       return create(MsgDelegateResponseSchema);
+    },
+    async beginRedelegate(ctx, msg) {
+      const done = await keeper.beginRedelegation(
+        ctx,
+        msg.delegatorAddress,
+        msg.validatorSrcAddress,
+        msg.validatorDstAddress,
+        coinsOf(msg.amount),
+      );
+      return create(MsgBeginRedelegateResponseSchema, { completionTime: timestampFromDate(done) });
     },
     async undelegate(ctx, msg) {
       const amount = coinsOf(msg.amount);

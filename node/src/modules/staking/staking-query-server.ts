@@ -5,6 +5,7 @@ import {
   QueryDelegatorDelegationsResponseSchema,
   QueryParamsResponseSchema,
   QueryPoolResponseSchema,
+  QueryRedelegationsResponseSchema,
   QueryValidatorDelegationsResponseSchema,
   QueryValidatorResponseSchema,
   QueryValidatorsResponseSchema,
@@ -13,6 +14,7 @@ import {
   BondStatus,
   type Delegation,
   DelegationResponseSchema,
+  RedelegationResponseSchema,
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
 import { DEC_ONE, parseDecWire } from "../../app/dec.js";
@@ -77,6 +79,28 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
       for await (const d of keeper.delegationsOf(ctx, del)) out.push(await balance(ctx, d));
       return create(QueryDelegatorDelegationsResponseSchema, {
         delegationResponses: out,
+        pagination: page(out.length),
+      });
+    },
+    async redelegations(ctx, req) {
+      const del = keeper.addresses.fromString(req.delegatorAddr, "delegator address");
+      const src = req.srcValidatorAddr ? valAddr(req.srcValidatorAddr) : undefined;
+      const dst = req.dstValidatorAddr ? valAddr(req.dstValidatorAddr) : undefined;
+      const out = [];
+      for await (const red of keeper.redelegations.ofDelegator(ctx, del)) {
+        if (src && keeper.valoper.toString(src) !== red.validatorSrcAddress) continue;
+        if (dst && keeper.valoper.toString(dst) !== red.validatorDstAddress) continue;
+        // Nothing is slashed here: every entry still holds what it started with.
+        const entries = red.entries.map((e) => ({ redelegationEntry: e, balance: e.initialBalance }));
+        out.push(create(RedelegationResponseSchema, { redelegation: red, entries }));
+      }
+      if (src && dst && out.length === 0)
+        throw ChainError.wrap(
+          SdkErrors.NotFound,
+          `redelegation not found for delegator address ${req.delegatorAddr} from validator address ${req.srcValidatorAddr}`,
+        );
+      return create(QueryRedelegationsResponseSchema, {
+        redelegationResponses: out,
         pagination: page(out.length),
       });
     },

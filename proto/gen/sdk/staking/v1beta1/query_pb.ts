@@ -7,7 +7,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
 import type { PageRequest, PageResponse } from "../../base/query/v1beta1/pagination_pb.js";
 import { file_sdk_base_query_v1beta1_pagination } from "../../base/query/v1beta1/pagination_pb.js";
-import type { DelegationResponse, Params, Pool, Validator } from "./staking_pb.js";
+import type { DelegationResponse, Params, Pool, RedelegationResponse, Validator } from "./staking_pb.js";
 import { file_sdk_staking_v1beta1_staking } from "./staking_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/staking/v1beta1/query.proto.
  */
 export const file_sdk_staking_v1beta1_query: GenFile = /*@__PURE__*/
-  fileDesc("Ch9zZGsvc3Rha2luZy92MWJldGExL3F1ZXJ5LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExImEKFlF1ZXJ5VmFsaWRhdG9yc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IocBChdRdWVyeVZhbGlkYXRvcnNSZXNwb25zZRIyCgp2YWxpZGF0b3JzGAEgAygLMh4uc2RrLnN0YWtpbmcudjFiZXRhMS5WYWxpZGF0b3ISOAoKcGFnaW5hdGlvbhgCIAEoCzIkLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlc3BvbnNlIi8KFVF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBIWCg52YWxpZGF0b3JfYWRkchgBIAEoCSJLChZRdWVyeVZhbGlkYXRvclJlc3BvbnNlEjEKCXZhbGlkYXRvchgBIAEoCzIeLnNkay5zdGFraW5nLnYxYmV0YTEuVmFsaWRhdG9yInMKIFF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXF1ZXN0EhYKDnZhbGlkYXRvcl9hZGRyGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqQBCiFRdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVzcG9uc2USRQoUZGVsZWdhdGlvbl9yZXNwb25zZXMYASADKAsyJy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiSAoWUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIWCg52YWxpZGF0b3JfYWRkchgCIAEoCSJfChdRdWVyeURlbGVnYXRpb25SZXNwb25zZRJEChNkZWxlZ2F0aW9uX3Jlc3BvbnNlGAEgASgLMicuc2RrLnN0YWtpbmcudjFiZXRhMS5EZWxlZ2F0aW9uUmVzcG9uc2UicwogUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QSFgoOZGVsZWdhdG9yX2FkZHIYASABKAkSNwoKcGFnaW5hdGlvbhgCIAEoCzIjLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlcXVlc3QipAEKIVF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZRJFChRkZWxlZ2F0aW9uX3Jlc3BvbnNlcxgBIAMoCzInLnNkay5zdGFraW5nLnYxYmV0YTEuRGVsZWdhdGlvblJlc3BvbnNlEjgKCnBhZ2luYXRpb24YAiABKAsyJC5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXNwb25zZSISChBRdWVyeVBvb2xSZXF1ZXN0IjwKEVF1ZXJ5UG9vbFJlc3BvbnNlEicKBHBvb2wYASABKAsyGS5zZGsuc3Rha2luZy52MWJldGExLlBvb2wiFAoSUXVlcnlQYXJhbXNSZXF1ZXN0IkIKE1F1ZXJ5UGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsuc2RrLnN0YWtpbmcudjFiZXRhMS5QYXJhbXMyigkKBVF1ZXJ5EpABCgpWYWxpZGF0b3JzEisuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvcnNSZXF1ZXN0Giwuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvcnNSZXNwb25zZSIngtPkkwIhEh8vc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzEp4BCglWYWxpZGF0b3ISKi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBorLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JSZXNwb25zZSI4gtPkkwIyEjAvc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzL3t2YWxpZGF0b3JfYWRkcn0SywEKFFZhbGlkYXRvckRlbGVnYXRpb25zEjUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVxdWVzdBo2LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JEZWxlZ2F0aW9uc1Jlc3BvbnNlIkSC0+STAj4SPC9zZGsvc3Rha2luZy92MWJldGExL3ZhbGlkYXRvcnMve3ZhbGlkYXRvcl9hZGRyfS9kZWxlZ2F0aW9ucxK+AQoKRGVsZWdhdGlvbhIrLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBosLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0aW9uUmVzcG9uc2UiVYLT5JMCTxJNL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycy97dmFsaWRhdG9yX2FkZHJ9L2RlbGVnYXRpb25zL3tkZWxlZ2F0b3JfYWRkcn0SwAEKFERlbGVnYXRvckRlbGVnYXRpb25zEjUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeURlbGVnYXRvckRlbGVnYXRpb25zUmVxdWVzdBo2LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1Jlc3BvbnNlIjmC0+STAjMSMS9zZGsvc3Rha2luZy92MWJldGExL2RlbGVnYXRpb25zL3tkZWxlZ2F0b3JfYWRkcn0SeAoEUG9vbBIlLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlQb29sUmVxdWVzdBomLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlQb29sUmVzcG9uc2UiIYLT5JMCGxIZL3Nkay9zdGFraW5nL3YxYmV0YTEvcG9vbBKAAQoGUGFyYW1zEicuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBhcmFtc1JlcXVlc3QaKC5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5UGFyYW1zUmVzcG9uc2UiI4LT5JMCHRIbL3Nkay9zdGFraW5nL3YxYmV0YTEvcGFyYW1zYgZwcm90bzM", [file_google_api_annotations, file_sdk_base_query_v1beta1_pagination, file_sdk_staking_v1beta1_staking]);
+  fileDesc("Ch9zZGsvc3Rha2luZy92MWJldGExL3F1ZXJ5LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExImEKFlF1ZXJ5VmFsaWRhdG9yc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IocBChdRdWVyeVZhbGlkYXRvcnNSZXNwb25zZRIyCgp2YWxpZGF0b3JzGAEgAygLMh4uc2RrLnN0YWtpbmcudjFiZXRhMS5WYWxpZGF0b3ISOAoKcGFnaW5hdGlvbhgCIAEoCzIkLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlc3BvbnNlIi8KFVF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBIWCg52YWxpZGF0b3JfYWRkchgBIAEoCSJLChZRdWVyeVZhbGlkYXRvclJlc3BvbnNlEjEKCXZhbGlkYXRvchgBIAEoCzIeLnNkay5zdGFraW5nLnYxYmV0YTEuVmFsaWRhdG9yInMKIFF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXF1ZXN0EhYKDnZhbGlkYXRvcl9hZGRyGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqQBCiFRdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVzcG9uc2USRQoUZGVsZWdhdGlvbl9yZXNwb25zZXMYASADKAsyJy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiSAoWUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIWCg52YWxpZGF0b3JfYWRkchgCIAEoCSJfChdRdWVyeURlbGVnYXRpb25SZXNwb25zZRJEChNkZWxlZ2F0aW9uX3Jlc3BvbnNlGAEgASgLMicuc2RrLnN0YWtpbmcudjFiZXRhMS5EZWxlZ2F0aW9uUmVzcG9uc2UicwogUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QSFgoOZGVsZWdhdG9yX2FkZHIYASABKAkSNwoKcGFnaW5hdGlvbhgCIAEoCzIjLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlcXVlc3QipAEKIVF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZRJFChRkZWxlZ2F0aW9uX3Jlc3BvbnNlcxgBIAMoCzInLnNkay5zdGFraW5nLnYxYmV0YTEuRGVsZWdhdGlvblJlc3BvbnNlEjgKCnBhZ2luYXRpb24YAiABKAsyJC5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXNwb25zZSKkAQoZUXVlcnlSZWRlbGVnYXRpb25zUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIaChJzcmNfdmFsaWRhdG9yX2FkZHIYAiABKAkSGgoSZHN0X3ZhbGlkYXRvcl9hZGRyGAMgASgJEjcKCnBhZ2luYXRpb24YBCABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqEBChpRdWVyeVJlZGVsZWdhdGlvbnNSZXNwb25zZRJJChZyZWRlbGVnYXRpb25fcmVzcG9uc2VzGAEgAygLMikuc2RrLnN0YWtpbmcudjFiZXRhMS5SZWRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiEgoQUXVlcnlQb29sUmVxdWVzdCI8ChFRdWVyeVBvb2xSZXNwb25zZRInCgRwb29sGAEgASgLMhkuc2RrLnN0YWtpbmcudjFiZXRhMS5Qb29sIhQKElF1ZXJ5UGFyYW1zUmVxdWVzdCJCChNRdWVyeVBhcmFtc1Jlc3BvbnNlEisKBnBhcmFtcxgBIAEoCzIbLnNkay5zdGFraW5nLnYxYmV0YTEuUGFyYW1zMsUKCgVRdWVyeRKQAQoKVmFsaWRhdG9ycxIrLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JzUmVxdWVzdBosLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JzUmVzcG9uc2UiJ4LT5JMCIRIfL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycxKeAQoJVmFsaWRhdG9yEiouc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvclJlcXVlc3QaKy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yUmVzcG9uc2UiOILT5JMCMhIwL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycy97dmFsaWRhdG9yX2FkZHJ9EssBChRWYWxpZGF0b3JEZWxlZ2F0aW9ucxI1LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JEZWxlZ2F0aW9uc1JlcXVlc3QaNi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXNwb25zZSJEgtPkkwI+Ejwvc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzL3t2YWxpZGF0b3JfYWRkcn0vZGVsZWdhdGlvbnMSvgEKCkRlbGVnYXRpb24SKy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdGlvblJlcXVlc3QaLC5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdGlvblJlc3BvbnNlIlWC0+STAk8STS9zZGsvc3Rha2luZy92MWJldGExL3ZhbGlkYXRvcnMve3ZhbGlkYXRvcl9hZGRyfS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9EsABChREZWxlZ2F0b3JEZWxlZ2F0aW9ucxI1LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QaNi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZSI5gtPkkwIzEjEvc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9ErgBCg1SZWRlbGVnYXRpb25zEi4uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXF1ZXN0Gi8uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXNwb25zZSJGgtPkkwJAEj4vc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0b3JzL3tkZWxlZ2F0b3JfYWRkcn0vcmVkZWxlZ2F0aW9ucxJ4CgRQb29sEiUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXF1ZXN0GiYuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXNwb25zZSIhgtPkkwIbEhkvc2RrL3N0YWtpbmcvdjFiZXRhMS9wb29sEoABCgZQYXJhbXMSJy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5UGFyYW1zUmVxdWVzdBooLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlQYXJhbXNSZXNwb25zZSIjgtPkkwIdEhsvc2RrL3N0YWtpbmcvdjFiZXRhMS9wYXJhbXNiBnByb3RvMw", [file_google_api_annotations, file_sdk_base_query_v1beta1_pagination, file_sdk_staking_v1beta1_staking]);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryValidatorsRequest
@@ -223,6 +223,60 @@ export const QueryDelegatorDelegationsResponseSchema: GenMessage<QueryDelegatorD
   messageDesc(file_sdk_staking_v1beta1_query, 9);
 
 /**
+ * @generated from message sdk.staking.v1beta1.QueryRedelegationsRequest
+ */
+export type QueryRedelegationsRequest = Message<"sdk.staking.v1beta1.QueryRedelegationsRequest"> & {
+  /**
+   * @generated from field: string delegator_addr = 1;
+   */
+  delegatorAddr: string;
+
+  /**
+   * @generated from field: string src_validator_addr = 2;
+   */
+  srcValidatorAddr: string;
+
+  /**
+   * @generated from field: string dst_validator_addr = 3;
+   */
+  dstValidatorAddr: string;
+
+  /**
+   * @generated from field: sdk.base.query.v1beta1.PageRequest pagination = 4;
+   */
+  pagination?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryRedelegationsRequest.
+ * Use `create(QueryRedelegationsRequestSchema)` to create a new message.
+ */
+export const QueryRedelegationsRequestSchema: GenMessage<QueryRedelegationsRequest> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 10);
+
+/**
+ * @generated from message sdk.staking.v1beta1.QueryRedelegationsResponse
+ */
+export type QueryRedelegationsResponse = Message<"sdk.staking.v1beta1.QueryRedelegationsResponse"> & {
+  /**
+   * @generated from field: repeated sdk.staking.v1beta1.RedelegationResponse redelegation_responses = 1;
+   */
+  redelegationResponses: RedelegationResponse[];
+
+  /**
+   * @generated from field: sdk.base.query.v1beta1.PageResponse pagination = 2;
+   */
+  pagination?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryRedelegationsResponse.
+ * Use `create(QueryRedelegationsResponseSchema)` to create a new message.
+ */
+export const QueryRedelegationsResponseSchema: GenMessage<QueryRedelegationsResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 11);
+
+/**
  * @generated from message sdk.staking.v1beta1.QueryPoolRequest
  */
 export type QueryPoolRequest = Message<"sdk.staking.v1beta1.QueryPoolRequest"> & {
@@ -233,7 +287,7 @@ export type QueryPoolRequest = Message<"sdk.staking.v1beta1.QueryPoolRequest"> &
  * Use `create(QueryPoolRequestSchema)` to create a new message.
  */
 export const QueryPoolRequestSchema: GenMessage<QueryPoolRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 10);
+  messageDesc(file_sdk_staking_v1beta1_query, 12);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryPoolResponse
@@ -250,7 +304,7 @@ export type QueryPoolResponse = Message<"sdk.staking.v1beta1.QueryPoolResponse">
  * Use `create(QueryPoolResponseSchema)` to create a new message.
  */
 export const QueryPoolResponseSchema: GenMessage<QueryPoolResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 11);
+  messageDesc(file_sdk_staking_v1beta1_query, 13);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryParamsRequest
@@ -263,7 +317,7 @@ export type QueryParamsRequest = Message<"sdk.staking.v1beta1.QueryParamsRequest
  * Use `create(QueryParamsRequestSchema)` to create a new message.
  */
 export const QueryParamsRequestSchema: GenMessage<QueryParamsRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 12);
+  messageDesc(file_sdk_staking_v1beta1_query, 14);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryParamsResponse
@@ -280,7 +334,7 @@ export type QueryParamsResponse = Message<"sdk.staking.v1beta1.QueryParamsRespon
  * Use `create(QueryParamsResponseSchema)` to create a new message.
  */
 export const QueryParamsResponseSchema: GenMessage<QueryParamsResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 13);
+  messageDesc(file_sdk_staking_v1beta1_query, 15);
 
 /**
  * @generated from service sdk.staking.v1beta1.Query
@@ -325,6 +379,14 @@ export const Query: GenService<{
     methodKind: "unary";
     input: typeof QueryDelegatorDelegationsRequestSchema;
     output: typeof QueryDelegatorDelegationsResponseSchema;
+  },
+  /**
+   * @generated from rpc sdk.staking.v1beta1.Query.Redelegations
+   */
+  redelegations: {
+    methodKind: "unary";
+    input: typeof QueryRedelegationsRequestSchema;
+    output: typeof QueryRedelegationsResponseSchema;
   },
   /**
    * @generated from rpc sdk.staking.v1beta1.Query.Pool

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/staking/v1beta1/staking.proto.
  */
 export const file_sdk_staking_v1beta1_staking: GenFile = /*@__PURE__*/
-  fileDesc("CiFzZGsvc3Rha2luZy92MWJldGExL3N0YWtpbmcucHJvdG8SE3Nkay5zdGFraW5nLnYxYmV0YTEibAoLRGVzY3JpcHRpb24SDwoHbW9uaWtlchgBIAEoCRIQCghpZGVudGl0eRgCIAEoCRIPCgd3ZWJzaXRlGAMgASgJEhgKEHNlY3VyaXR5X2NvbnRhY3QYBCABKAkSDwoHZGV0YWlscxgFIAEoCSKDAQoPQ29tbWlzc2lvblJhdGVzEh8KBHJhdGUYASABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjEiMKCG1heF9yYXRlGAIgASgJQhHStC0Nc2RrLkxlZ2FjeURlYxIqCg9tYXhfY2hhbmdlX3JhdGUYAyABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjIn0KCkNvbW1pc3Npb24SPgoQY29tbWlzc2lvbl9yYXRlcxgBIAEoCzIkLnNkay5zdGFraW5nLnYxYmV0YTEuQ29tbWlzc2lvblJhdGVzEi8KC3VwZGF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKqAwoJVmFsaWRhdG9yEhgKEG9wZXJhdG9yX2FkZHJlc3MYASABKAkSLgoQY29uc2Vuc3VzX3B1YmtleRgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDgoGamFpbGVkGAMgASgIEi8KBnN0YXR1cxgEIAEoDjIfLnNkay5zdGFraW5nLnYxYmV0YTEuQm9uZFN0YXR1cxIOCgZ0b2tlbnMYBSABKAkSKwoQZGVsZWdhdG9yX3NoYXJlcxgGIAEoCUIR0rQtDXNkay5MZWdhY3lEZWMSNQoLZGVzY3JpcHRpb24YByABKAsyIC5zZGsuc3Rha2luZy52MWJldGExLkRlc2NyaXB0aW9uEhgKEHVuYm9uZGluZ19oZWlnaHQYCCABKAMSMgoOdW5ib25kaW5nX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmNvbW1pc3Npb24YCiABKAsyHy5zZGsuc3Rha2luZy52MWJldGExLkNvbW1pc3Npb24SGwoTbWluX3NlbGZfZGVsZWdhdGlvbhgLIAEoCSJlCgpEZWxlZ2F0aW9uEhkKEWRlbGVnYXRvcl9hZGRyZXNzGAEgASgJEhkKEXZhbGlkYXRvcl9hZGRyZXNzGAIgASgJEiEKBnNoYXJlcxgDIAEoCUIR0rQtDXNkay5MZWdhY3lEZWMicgoSRGVsZWdhdGlvblJlc3BvbnNlEjMKCmRlbGVnYXRpb24YASABKAsyHy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb24SJwoHYmFsYW5jZRgCIAEoCzIWLnNkay5iYXNlLnYxYmV0YTEuQ29pbiKSAQoYVW5ib25kaW5nRGVsZWdhdGlvbkVudHJ5EhcKD2NyZWF0aW9uX2hlaWdodBgBIAEoAxIzCg9jb21wbGV0aW9uX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2luaXRpYWxfYmFsYW5jZRgDIAEoCRIPCgdiYWxhbmNlGAQgASgJIosBChNVbmJvbmRpbmdEZWxlZ2F0aW9uEhkKEWRlbGVnYXRvcl9hZGRyZXNzGAEgASgJEhkKEXZhbGlkYXRvcl9hZGRyZXNzGAIgASgJEj4KB2VudHJpZXMYAyADKAsyLS5zZGsuc3Rha2luZy52MWJldGExLlVuYm9uZGluZ0RlbGVnYXRpb25FbnRyeSLIAQoGUGFyYW1zEjEKDnVuYm9uZGluZ190aW1lGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhYKDm1heF92YWxpZGF0b3JzGAIgASgNEhMKC21heF9lbnRyaWVzGAMgASgNEhoKEmhpc3RvcmljYWxfZW50cmllcxgEIAEoDRISCgpib25kX2Rlbm9tGAUgASgJEi4KE21pbl9jb21taXNzaW9uX3JhdGUYBiABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjIjgKBFBvb2wSGQoRbm90X2JvbmRlZF90b2tlbnMYASABKAkSFQoNYm9uZGVkX3Rva2VucxgCIAEoCSKIAgoMR2VuZXNpc1N0YXRlEisKBnBhcmFtcxgBIAEoCzIbLnNkay5zdGFraW5nLnYxYmV0YTEuUGFyYW1zEhgKEGxhc3RfdG90YWxfcG93ZXIYAiABKAkSMgoKdmFsaWRhdG9ycxgEIAMoCzIeLnNkay5zdGFraW5nLnYxYmV0YTEuVmFsaWRhdG9yEjQKC2RlbGVnYXRpb25zGAUgAygLMh8uc2RrLnN0YWtpbmcudjFiZXRhMS5EZWxlZ2F0aW9uEkcKFXVuYm9uZGluZ19kZWxlZ2F0aW9ucxgGIAMoCzIoLnNkay5zdGFraW5nLnYxYmV0YTEuVW5ib25kaW5nRGVsZWdhdGlvbip2CgpCb25kU3RhdHVzEhsKF0JPTkRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQk9ORF9TVEFUVVNfVU5CT05ERUQQARIZChVCT05EX1NUQVRVU19VTkJPTkRJTkcQAhIWChJCT05EX1NUQVRVU19CT05ERUQQA2IGcHJvdG8z", [file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp, file_sdk_base_v1beta1_coin, file_sdk_scalar_v1_scalar]);
+  fileDesc("CiFzZGsvc3Rha2luZy92MWJldGExL3N0YWtpbmcucHJvdG8SE3Nkay5zdGFraW5nLnYxYmV0YTEibAoLRGVzY3JpcHRpb24SDwoHbW9uaWtlchgBIAEoCRIQCghpZGVudGl0eRgCIAEoCRIPCgd3ZWJzaXRlGAMgASgJEhgKEHNlY3VyaXR5X2NvbnRhY3QYBCABKAkSDwoHZGV0YWlscxgFIAEoCSKDAQoPQ29tbWlzc2lvblJhdGVzEh8KBHJhdGUYASABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjEiMKCG1heF9yYXRlGAIgASgJQhHStC0Nc2RrLkxlZ2FjeURlYxIqCg9tYXhfY2hhbmdlX3JhdGUYAyABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjIn0KCkNvbW1pc3Npb24SPgoQY29tbWlzc2lvbl9yYXRlcxgBIAEoCzIkLnNkay5zdGFraW5nLnYxYmV0YTEuQ29tbWlzc2lvblJhdGVzEi8KC3VwZGF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKqAwoJVmFsaWRhdG9yEhgKEG9wZXJhdG9yX2FkZHJlc3MYASABKAkSLgoQY29uc2Vuc3VzX3B1YmtleRgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDgoGamFpbGVkGAMgASgIEi8KBnN0YXR1cxgEIAEoDjIfLnNkay5zdGFraW5nLnYxYmV0YTEuQm9uZFN0YXR1cxIOCgZ0b2tlbnMYBSABKAkSKwoQZGVsZWdhdG9yX3NoYXJlcxgGIAEoCUIR0rQtDXNkay5MZWdhY3lEZWMSNQoLZGVzY3JpcHRpb24YByABKAsyIC5zZGsuc3Rha2luZy52MWJldGExLkRlc2NyaXB0aW9uEhgKEHVuYm9uZGluZ19oZWlnaHQYCCABKAMSMgoOdW5ib25kaW5nX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmNvbW1pc3Npb24YCiABKAsyHy5zZGsuc3Rha2luZy52MWJldGExLkNvbW1pc3Npb24SGwoTbWluX3NlbGZfZGVsZWdhdGlvbhgLIAEoCSJlCgpEZWxlZ2F0aW9uEhkKEWRlbGVnYXRvcl9hZGRyZXNzGAEgASgJEhkKEXZhbGlkYXRvcl9hZGRyZXNzGAIgASgJEiEKBnNoYXJlcxgDIAEoCUIR0rQtDXNkay5MZWdhY3lEZWMicgoSRGVsZWdhdGlvblJlc3BvbnNlEjMKCmRlbGVnYXRpb24YASABKAsyHy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb24SJwoHYmFsYW5jZRgCIAEoCzIWLnNkay5iYXNlLnYxYmV0YTEuQ29pbiKSAQoYVW5ib25kaW5nRGVsZWdhdGlvbkVudHJ5EhcKD2NyZWF0aW9uX2hlaWdodBgBIAEoAxIzCg9jb21wbGV0aW9uX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2luaXRpYWxfYmFsYW5jZRgDIAEoCRIPCgdiYWxhbmNlGAQgASgJIosBChNVbmJvbmRpbmdEZWxlZ2F0aW9uEhkKEWRlbGVnYXRvcl9hZGRyZXNzGAEgASgJEhkKEXZhbGlkYXRvcl9hZGRyZXNzGAIgASgJEj4KB2VudHJpZXMYAyADKAsyLS5zZGsuc3Rha2luZy52MWJldGExLlVuYm9uZGluZ0RlbGVnYXRpb25FbnRyeSLcAQoRUmVkZWxlZ2F0aW9uRW50cnkSFwoPY3JlYXRpb25faGVpZ2h0GAEgASgDEjMKD2NvbXBsZXRpb25fdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPaW5pdGlhbF9iYWxhbmNlGAMgASgJEiUKCnNoYXJlc19kc3QYBCABKAlCEdK0LQ1zZGsuTGVnYWN5RGVjEhQKDHVuYm9uZGluZ19pZBgFIAEoBBIjCht1bmJvbmRpbmdfb25faG9sZF9yZWZfY291bnQYBiABKAMioAEKDFJlZGVsZWdhdGlvbhIZChFkZWxlZ2F0b3JfYWRkcmVzcxgBIAEoCRIdChV2YWxpZGF0b3Jfc3JjX2FkZHJlc3MYAiABKAkSHQoVdmFsaWRhdG9yX2RzdF9hZGRyZXNzGAMgASgJEjcKB2VudHJpZXMYBCADKAsyJi5zZGsuc3Rha2luZy52MWJldGExLlJlZGVsZWdhdGlvbkVudHJ5InAKGVJlZGVsZWdhdGlvbkVudHJ5UmVzcG9uc2USQgoScmVkZWxlZ2F0aW9uX2VudHJ5GAEgASgLMiYuc2RrLnN0YWtpbmcudjFiZXRhMS5SZWRlbGVnYXRpb25FbnRyeRIPCgdiYWxhbmNlGAQgASgJIpABChRSZWRlbGVnYXRpb25SZXNwb25zZRI3CgxyZWRlbGVnYXRpb24YASABKAsyIS5zZGsuc3Rha2luZy52MWJldGExLlJlZGVsZWdhdGlvbhI/CgdlbnRyaWVzGAIgAygLMi4uc2RrLnN0YWtpbmcudjFiZXRhMS5SZWRlbGVnYXRpb25FbnRyeVJlc3BvbnNlIsgBCgZQYXJhbXMSMQoOdW5ib25kaW5nX3RpbWUYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFgoObWF4X3ZhbGlkYXRvcnMYAiABKA0SEwoLbWF4X2VudHJpZXMYAyABKA0SGgoSaGlzdG9yaWNhbF9lbnRyaWVzGAQgASgNEhIKCmJvbmRfZGVub20YBSABKAkSLgoTbWluX2NvbW1pc3Npb25fcmF0ZRgGIAEoCUIR0rQtDXNkay5MZWdhY3lEZWMiOAoEUG9vbBIZChFub3RfYm9uZGVkX3Rva2VucxgBIAEoCRIVCg1ib25kZWRfdG9rZW5zGAIgASgJIogCCgxHZW5lc2lzU3RhdGUSKwoGcGFyYW1zGAEgASgLMhsuc2RrLnN0YWtpbmcudjFiZXRhMS5QYXJhbXMSGAoQbGFzdF90b3RhbF9wb3dlchgCIAEoCRIyCgp2YWxpZGF0b3JzGAQgAygLMh4uc2RrLnN0YWtpbmcudjFiZXRhMS5WYWxpZGF0b3ISNAoLZGVsZWdhdGlvbnMYBSADKAsyHy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb24SRwoVdW5ib25kaW5nX2RlbGVnYXRpb25zGAYgAygLMiguc2RrLnN0YWtpbmcudjFiZXRhMS5VbmJvbmRpbmdEZWxlZ2F0aW9uKnYKCkJvbmRTdGF0dXMSGwoXQk9ORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRCT05EX1NUQVRVU19VTkJPTkRFRBABEhkKFUJPTkRfU1RBVFVTX1VOQk9ORElORxACEhYKEkJPTkRfU1RBVFVTX0JPTkRFRBADYgZwcm90bzM", [file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp, file_sdk_base_v1beta1_coin, file_sdk_scalar_v1_scalar]);
 
 /**
  * @generated from message sdk.staking.v1beta1.Description
@@ -283,6 +283,124 @@ export const UnbondingDelegationSchema: GenMessage<UnbondingDelegation> = /*@__P
   messageDesc(file_sdk_staking_v1beta1_staking, 7);
 
 /**
+ * @generated from message sdk.staking.v1beta1.RedelegationEntry
+ */
+export type RedelegationEntry = Message<"sdk.staking.v1beta1.RedelegationEntry"> & {
+  /**
+   * @generated from field: int64 creation_height = 1;
+   */
+  creationHeight: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp completion_time = 2;
+   */
+  completionTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string initial_balance = 3;
+   */
+  initialBalance: string;
+
+  /**
+   * @generated from field: string shares_dst = 4;
+   */
+  sharesDst: string;
+
+  /**
+   * @generated from field: uint64 unbonding_id = 5;
+   */
+  unbondingId: bigint;
+
+  /**
+   * @generated from field: int64 unbonding_on_hold_ref_count = 6;
+   */
+  unbondingOnHoldRefCount: bigint;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.RedelegationEntry.
+ * Use `create(RedelegationEntrySchema)` to create a new message.
+ */
+export const RedelegationEntrySchema: GenMessage<RedelegationEntry> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_staking, 8);
+
+/**
+ * @generated from message sdk.staking.v1beta1.Redelegation
+ */
+export type Redelegation = Message<"sdk.staking.v1beta1.Redelegation"> & {
+  /**
+   * @generated from field: string delegator_address = 1;
+   */
+  delegatorAddress: string;
+
+  /**
+   * @generated from field: string validator_src_address = 2;
+   */
+  validatorSrcAddress: string;
+
+  /**
+   * @generated from field: string validator_dst_address = 3;
+   */
+  validatorDstAddress: string;
+
+  /**
+   * @generated from field: repeated sdk.staking.v1beta1.RedelegationEntry entries = 4;
+   */
+  entries: RedelegationEntry[];
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.Redelegation.
+ * Use `create(RedelegationSchema)` to create a new message.
+ */
+export const RedelegationSchema: GenMessage<Redelegation> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_staking, 9);
+
+/**
+ * @generated from message sdk.staking.v1beta1.RedelegationEntryResponse
+ */
+export type RedelegationEntryResponse = Message<"sdk.staking.v1beta1.RedelegationEntryResponse"> & {
+  /**
+   * @generated from field: sdk.staking.v1beta1.RedelegationEntry redelegation_entry = 1;
+   */
+  redelegationEntry?: RedelegationEntry | undefined;
+
+  /**
+   * @generated from field: string balance = 4;
+   */
+  balance: string;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.RedelegationEntryResponse.
+ * Use `create(RedelegationEntryResponseSchema)` to create a new message.
+ */
+export const RedelegationEntryResponseSchema: GenMessage<RedelegationEntryResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_staking, 10);
+
+/**
+ * @generated from message sdk.staking.v1beta1.RedelegationResponse
+ */
+export type RedelegationResponse = Message<"sdk.staking.v1beta1.RedelegationResponse"> & {
+  /**
+   * @generated from field: sdk.staking.v1beta1.Redelegation redelegation = 1;
+   */
+  redelegation?: Redelegation | undefined;
+
+  /**
+   * @generated from field: repeated sdk.staking.v1beta1.RedelegationEntryResponse entries = 2;
+   */
+  entries: RedelegationEntryResponse[];
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.RedelegationResponse.
+ * Use `create(RedelegationResponseSchema)` to create a new message.
+ */
+export const RedelegationResponseSchema: GenMessage<RedelegationResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_staking, 11);
+
+/**
  * @generated from message sdk.staking.v1beta1.Params
  */
 export type Params = Message<"sdk.staking.v1beta1.Params"> & {
@@ -322,7 +440,7 @@ export type Params = Message<"sdk.staking.v1beta1.Params"> & {
  * Use `create(ParamsSchema)` to create a new message.
  */
 export const ParamsSchema: GenMessage<Params> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_staking, 8);
+  messageDesc(file_sdk_staking_v1beta1_staking, 12);
 
 /**
  * @generated from message sdk.staking.v1beta1.Pool
@@ -344,7 +462,7 @@ export type Pool = Message<"sdk.staking.v1beta1.Pool"> & {
  * Use `create(PoolSchema)` to create a new message.
  */
 export const PoolSchema: GenMessage<Pool> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_staking, 9);
+  messageDesc(file_sdk_staking_v1beta1_staking, 13);
 
 /**
  * @generated from message sdk.staking.v1beta1.GenesisState
@@ -381,7 +499,7 @@ export type GenesisState = Message<"sdk.staking.v1beta1.GenesisState"> & {
  * Use `create(GenesisStateSchema)` to create a new message.
  */
 export const GenesisStateSchema: GenMessage<GenesisState> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_staking, 10);
+  messageDesc(file_sdk_staking_v1beta1_staking, 14);
 
 /**
  * The subset of Cosmos staking this chain runs: bonded stake is voting power; no slashing, no rewards.

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/staking/v1beta1/tx.proto.
  */
 export const file_sdk_staking_v1beta1_tx: GenFile = /*@__PURE__*/
-  fileDesc("ChxzZGsvc3Rha2luZy92MWJldGExL3R4LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExIsECChJNc2dDcmVhdGVWYWxpZGF0b3ISNQoLZGVzY3JpcHRpb24YASABKAsyIC5zZGsuc3Rha2luZy52MWJldGExLkRlc2NyaXB0aW9uEjgKCmNvbW1pc3Npb24YAiABKAsyJC5zZGsuc3Rha2luZy52MWJldGExLkNvbW1pc3Npb25SYXRlcxIbChNtaW5fc2VsZl9kZWxlZ2F0aW9uGAMgASgJEh0KEWRlbGVnYXRvcl9hZGRyZXNzGAQgASgJQgIYARIZChF2YWxpZGF0b3JfYWRkcmVzcxgFIAEoCRIkCgZwdWJrZXkYBiABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EiUKBXZhbHVlGAcgASgLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luOhaC57AqEXZhbGlkYXRvcl9hZGRyZXNzIhwKGk1zZ0NyZWF0ZVZhbGlkYXRvclJlc3BvbnNlIoMBCgtNc2dEZWxlZ2F0ZRIZChFkZWxlZ2F0b3JfYWRkcmVzcxgBIAEoCRIZChF2YWxpZGF0b3JfYWRkcmVzcxgCIAEoCRImCgZhbW91bnQYAyABKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46FoLnsCoRZGVsZWdhdG9yX2FkZHJlc3MiFQoTTXNnRGVsZWdhdGVSZXNwb25zZSKFAQoNTXNnVW5kZWxlZ2F0ZRIZChFkZWxlZ2F0b3JfYWRkcmVzcxgBIAEoCRIZChF2YWxpZGF0b3JfYWRkcmVzcxgCIAEoCRImCgZhbW91bnQYAyABKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46FoLnsCoRZGVsZWdhdG9yX2FkZHJlc3MidAoVTXNnVW5kZWxlZ2F0ZVJlc3BvbnNlEjMKD2NvbXBsZXRpb25fdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGYW1vdW50GAIgASgLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luMq8CCgNNc2cSawoPQ3JlYXRlVmFsaWRhdG9yEicuc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dDcmVhdGVWYWxpZGF0b3IaLy5zZGsuc3Rha2luZy52MWJldGExLk1zZ0NyZWF0ZVZhbGlkYXRvclJlc3BvbnNlElYKCERlbGVnYXRlEiAuc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dEZWxlZ2F0ZRooLnNkay5zdGFraW5nLnYxYmV0YTEuTXNnRGVsZWdhdGVSZXNwb25zZRJcCgpVbmRlbGVnYXRlEiIuc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dVbmRlbGVnYXRlGiouc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dVbmRlbGVnYXRlUmVzcG9uc2UaBYDnsCoBYgZwcm90bzM", [file_google_protobuf_any, file_google_protobuf_timestamp, file_sdk_base_v1beta1_coin, file_sdk_msg_v1_msg, file_sdk_staking_v1beta1_staking]);
+  fileDesc("ChxzZGsvc3Rha2luZy92MWJldGExL3R4LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExIsECChJNc2dDcmVhdGVWYWxpZGF0b3ISNQoLZGVzY3JpcHRpb24YASABKAsyIC5zZGsuc3Rha2luZy52MWJldGExLkRlc2NyaXB0aW9uEjgKCmNvbW1pc3Npb24YAiABKAsyJC5zZGsuc3Rha2luZy52MWJldGExLkNvbW1pc3Npb25SYXRlcxIbChNtaW5fc2VsZl9kZWxlZ2F0aW9uGAMgASgJEh0KEWRlbGVnYXRvcl9hZGRyZXNzGAQgASgJQgIYARIZChF2YWxpZGF0b3JfYWRkcmVzcxgFIAEoCRIkCgZwdWJrZXkYBiABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EiUKBXZhbHVlGAcgASgLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luOhaC57AqEXZhbGlkYXRvcl9hZGRyZXNzIhwKGk1zZ0NyZWF0ZVZhbGlkYXRvclJlc3BvbnNlIoMBCgtNc2dEZWxlZ2F0ZRIZChFkZWxlZ2F0b3JfYWRkcmVzcxgBIAEoCRIZChF2YWxpZGF0b3JfYWRkcmVzcxgCIAEoCRImCgZhbW91bnQYAyABKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46FoLnsCoRZGVsZWdhdG9yX2FkZHJlc3MiFQoTTXNnRGVsZWdhdGVSZXNwb25zZSKFAQoNTXNnVW5kZWxlZ2F0ZRIZChFkZWxlZ2F0b3JfYWRkcmVzcxgBIAEoCRIZChF2YWxpZGF0b3JfYWRkcmVzcxgCIAEoCRImCgZhbW91bnQYAyABKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46FoLnsCoRZGVsZWdhdG9yX2FkZHJlc3MidAoVTXNnVW5kZWxlZ2F0ZVJlc3BvbnNlEjMKD2NvbXBsZXRpb25fdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGYW1vdW50GAIgASgLMhYuc2RrLmJhc2UudjFiZXRhMS5Db2luIq0BChJNc2dCZWdpblJlZGVsZWdhdGUSGQoRZGVsZWdhdG9yX2FkZHJlc3MYASABKAkSHQoVdmFsaWRhdG9yX3NyY19hZGRyZXNzGAIgASgJEh0KFXZhbGlkYXRvcl9kc3RfYWRkcmVzcxgDIAEoCRImCgZhbW91bnQYBCABKAsyFi5zZGsuYmFzZS52MWJldGExLkNvaW46FoLnsCoRZGVsZWdhdG9yX2FkZHJlc3MiUQoaTXNnQmVnaW5SZWRlbGVnYXRlUmVzcG9uc2USMwoPY29tcGxldGlvbl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDKcAwoDTXNnEmsKD0NyZWF0ZVZhbGlkYXRvchInLnNkay5zdGFraW5nLnYxYmV0YTEuTXNnQ3JlYXRlVmFsaWRhdG9yGi8uc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dDcmVhdGVWYWxpZGF0b3JSZXNwb25zZRJWCghEZWxlZ2F0ZRIgLnNkay5zdGFraW5nLnYxYmV0YTEuTXNnRGVsZWdhdGUaKC5zZGsuc3Rha2luZy52MWJldGExLk1zZ0RlbGVnYXRlUmVzcG9uc2USawoPQmVnaW5SZWRlbGVnYXRlEicuc2RrLnN0YWtpbmcudjFiZXRhMS5Nc2dCZWdpblJlZGVsZWdhdGUaLy5zZGsuc3Rha2luZy52MWJldGExLk1zZ0JlZ2luUmVkZWxlZ2F0ZVJlc3BvbnNlElwKClVuZGVsZWdhdGUSIi5zZGsuc3Rha2luZy52MWJldGExLk1zZ1VuZGVsZWdhdGUaKi5zZGsuc3Rha2luZy52MWJldGExLk1zZ1VuZGVsZWdhdGVSZXNwb25zZRoFgOewKgFiBnByb3RvMw", [file_google_protobuf_any, file_google_protobuf_timestamp, file_sdk_base_v1beta1_coin, file_sdk_msg_v1_msg, file_sdk_staking_v1beta1_staking]);
 
 /**
  * @generated from message sdk.staking.v1beta1.MsgCreateValidator
@@ -172,6 +172,57 @@ export const MsgUndelegateResponseSchema: GenMessage<MsgUndelegateResponse> = /*
   messageDesc(file_sdk_staking_v1beta1_tx, 5);
 
 /**
+ * Moves a delegation from one validator to another at once; the record stays until the unbonding time ends.
+ *
+ * @generated from message sdk.staking.v1beta1.MsgBeginRedelegate
+ */
+export type MsgBeginRedelegate = Message<"sdk.staking.v1beta1.MsgBeginRedelegate"> & {
+  /**
+   * @generated from field: string delegator_address = 1;
+   */
+  delegatorAddress: string;
+
+  /**
+   * @generated from field: string validator_src_address = 2;
+   */
+  validatorSrcAddress: string;
+
+  /**
+   * @generated from field: string validator_dst_address = 3;
+   */
+  validatorDstAddress: string;
+
+  /**
+   * @generated from field: sdk.base.v1beta1.Coin amount = 4;
+   */
+  amount?: Coin | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.MsgBeginRedelegate.
+ * Use `create(MsgBeginRedelegateSchema)` to create a new message.
+ */
+export const MsgBeginRedelegateSchema: GenMessage<MsgBeginRedelegate> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_tx, 6);
+
+/**
+ * @generated from message sdk.staking.v1beta1.MsgBeginRedelegateResponse
+ */
+export type MsgBeginRedelegateResponse = Message<"sdk.staking.v1beta1.MsgBeginRedelegateResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp completion_time = 1;
+   */
+  completionTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.MsgBeginRedelegateResponse.
+ * Use `create(MsgBeginRedelegateResponseSchema)` to create a new message.
+ */
+export const MsgBeginRedelegateResponseSchema: GenMessage<MsgBeginRedelegateResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_tx, 7);
+
+/**
  * @generated from service sdk.staking.v1beta1.Msg
  */
 export const Msg: GenService<{
@@ -190,6 +241,14 @@ export const Msg: GenService<{
     methodKind: "unary";
     input: typeof MsgDelegateSchema;
     output: typeof MsgDelegateResponseSchema;
+  },
+  /**
+   * @generated from rpc sdk.staking.v1beta1.Msg.BeginRedelegate
+   */
+  beginRedelegate: {
+    methodKind: "unary";
+    input: typeof MsgBeginRedelegateSchema;
+    output: typeof MsgBeginRedelegateResponseSchema;
   },
   /**
    * @generated from rpc sdk.staking.v1beta1.Msg.Undelegate
