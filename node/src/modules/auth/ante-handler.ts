@@ -13,6 +13,7 @@ import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
+import { decodeMultisigKey, MULTISIG_PUBKEY, multisigAddress, verifyMultisig } from "./multisig-key.js";
 import { signBytesFor } from "./sign-mode-bytes.js";
 import { chargeFeeDeductionGas, SIMULATED_SIGNATURE_BYTES, simulatedPubKey } from "./simulation-stand-ins.js";
 
@@ -157,7 +158,18 @@ export function createAnteHandler(
       const publicKey =
         info.publicKey ??
         (simulate && !acc.base.pubKey?.value.length ? simulatedPubKey(`/${SECP256K1_PUBKEY}`) : undefined);
-      if (publicKey) {
+      if (publicKey && typeUrlToSdk(publicKey.typeUrl).name === MULTISIG_PUBKEY) {
+        const m = decodeMultisigKey(publicKey.value, Number(params.txSigLimit));
+        if (hex(multisigAddress(m)) !== hex(addr))
+          throw err(
+            SdkErrors.InvalidPubKey,
+            `pubKey does not match signer address ${signer} with signer index: ${i}`,
+          );
+        const existing = acc.base.pubKey;
+        if (existing?.value.length && hex(existing.value) !== hex(publicKey.value))
+          throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
+        if (!existing?.value.length) acc.base.pubKey = { ...publicKey, typeUrl: `/${MULTISIG_PUBKEY}` };
+      } else if (publicKey) {
         if (typeUrlToSdk(publicKey.typeUrl).name !== SECP256K1_PUBKEY) {
           throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${publicKey.typeUrl}`);
         }
@@ -188,25 +200,44 @@ export function createAnteHandler(
     }
 
     for (const [i, acc] of loaded.entries()) {
-      ctx.gasMeter.consume(Number(params.sigVerifyCostSecp256k1), "ante verify: secp256k1");
       const info = tx.authInfo.signerInfos[i];
+      const signerData = {
+        chainId: ctx.block.chainId,
+        accountNumber: ctx.block.height === 0 ? 0n : acc.base.accountNumber,
+        sequence: acc.base.sequence,
+      };
+      const stored = acc.base.pubKey;
+      const multisig =
+        stored && typeUrlToSdk(stored.typeUrl).name === MULTISIG_PUBKEY
+          ? decodeMultisigKey(stored.value, Number(params.txSigLimit))
+          : undefined;
+      // One secp256k1 verification per signature; a multisig simulation is charged its threshold.
+      ctx.gasMeter.consume(
+        (multisig?.threshold ?? 1) * Number(params.sigVerifyCostSecp256k1),
+        multisig ? "ante verify: multisig" : "ante verify: secp256k1",
+      );
       if (info.sequence !== acc.base.sequence) {
         throw err(
           SdkErrors.WrongSequence,
           `account sequence mismatch, expected ${acc.base.sequence}, got ${info.sequence}`,
         );
       }
-      if (!simulate) {
-        const signBytes = signBytesFor(
-          info.modeInfo,
-          tx,
-          {
-            chainId: ctx.block.chainId,
-            accountNumber: ctx.block.height === 0 ? 0n : acc.base.accountNumber,
-            sequence: acc.base.sequence,
-          },
-          amino,
+      if (multisig && !simulate) {
+        if (info.modeInfo?.sum.case !== "multi")
+          throw err(
+            SdkErrors.Unauthorized,
+            `account ${acc.base.address} is a multisig: it signs with a multi mode info`,
+          );
+        const checked = verifyMultisig(multisig, info.modeInfo.sum.value, tx.raw.signatures[i], (modeInfo) =>
+          signBytesFor(modeInfo, tx, signerData, amino),
         );
+        // Signatures beyond the threshold cost as much as the rest.
+        ctx.gasMeter.consume(
+          (checked - multisig.threshold) * Number(params.sigVerifyCostSecp256k1),
+          "ante verify: multisig",
+        );
+      } else if (!simulate) {
+        const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
         const pub = fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
         if (!verifySecp256k1(pub, signBytes, tx.raw.signatures[i])) {
           throw err(
