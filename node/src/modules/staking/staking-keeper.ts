@@ -154,18 +154,7 @@ export class StakingKeeper {
     const val = await this.getValidator(ctx, valAddr);
     if (!val) throw ChainError.wrap(SdkErrors.NotFound, `validator ${validator} does not exist`);
     await this.bank.sendCoinsFromAccountToModule(ctx, delAddr, BONDED_POOL, amount);
-    val.tokens = (BigInt(val.tokens) + tokens).toString();
-    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) + tokens * DEC_ONE);
-    this.setValidator(ctx, val);
-    const d =
-      (await this.getDelegation(ctx, delAddr, valAddr)) ??
-      create(DelegationSchema, {
-        delegatorAddress: delegator,
-        validatorAddress: validator,
-        shares: formatDecWire(0n),
-      });
-    d.shares = formatDecWire(parseDecWire(d.shares) + tokens * DEC_ONE);
-    this.setDelegation(ctx, d);
+    await this.addStake(ctx, val, valAddr, delAddr, delegator, tokens);
     ctx.events.emit("delegate", {
       validator,
       delegator,
@@ -183,12 +172,7 @@ export class StakingKeeper {
     const val = await this.getValidator(ctx, valAddr);
     const d = await this.getDelegation(ctx, delAddr, valAddr);
     if (!val || !d) throw ChainError.wrap(SdkErrors.NotFound, "no delegation for (address, validator) tuple");
-    if (parseDecWire(d.shares) < tokens * DEC_ONE) throw badRequest("invalid shares amount");
-    d.shares = formatDecWire(parseDecWire(d.shares) - tokens * DEC_ONE);
-    this.setDelegation(ctx, d);
-    val.tokens = (BigInt(val.tokens) - tokens).toString();
-    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) - tokens * DEC_ONE);
-    this.setValidator(ctx, val);
+    this.removeStake(ctx, val, d, tokens);
     await this.bank.sendCoinsFromModuleToModule(ctx, BONDED_POOL, NOT_BONDED_POOL, amount);
     const seconds = Number(params.unbondingTime?.seconds ?? 0n);
     const completion = new Date(ctx.block.time.getTime() + seconds * 1000);
@@ -254,26 +238,9 @@ export class StakingKeeper {
         validatorDstAddress: dst,
       });
     if (red.entries.length >= params.maxEntries) throw stakingError(StakingErrors.MaxRedelegationEntries);
-    const shares = tokens * DEC_ONE;
-    if (parseDecWire(d.shares) < shares) throw badRequest("invalid shares amount");
     // Both validators are bonded, so the tokens stay in the bonded pool; only shares and tokens move.
-    d.shares = formatDecWire(parseDecWire(d.shares) - shares);
-    this.setDelegation(ctx, d);
-    srcVal.tokens = (BigInt(srcVal.tokens) - tokens).toString();
-    srcVal.delegatorShares = formatDecWire(parseDecWire(srcVal.delegatorShares) - shares);
-    this.setValidator(ctx, srcVal);
-    dstVal.tokens = (BigInt(dstVal.tokens) + tokens).toString();
-    dstVal.delegatorShares = formatDecWire(parseDecWire(dstVal.delegatorShares) + shares);
-    this.setValidator(ctx, dstVal);
-    const to =
-      (await this.getDelegation(ctx, delAddr, dstAddr)) ??
-      create(DelegationSchema, {
-        delegatorAddress: delegator,
-        validatorAddress: dst,
-        shares: formatDecWire(0n),
-      });
-    to.shares = formatDecWire(parseDecWire(to.shares) + shares);
-    this.setDelegation(ctx, to);
+    this.removeStake(ctx, srcVal, d, tokens);
+    await this.addStake(ctx, dstVal, dstAddr, delAddr, delegator, tokens);
     const completion = new Date(
       ctx.block.time.getTime() + Number(params.unbondingTime?.seconds ?? 0n) * 1000,
     );
@@ -281,7 +248,7 @@ export class StakingKeeper {
       ctx,
       red,
       { del: delAddr, src: srcAddr, dst: dstAddr },
-      { height: ctx.block.height, completion, tokens, shares },
+      { height: ctx.block.height, completion, tokens, shares: tokens * DEC_ONE },
     );
     ctx.events.emit("redelegate", {
       source_validator: src,
@@ -290,6 +257,39 @@ export class StakingKeeper {
       completion_time: completion.toISOString(),
     });
     return completion;
+  }
+
+  /** Bonds `tokens` more to `val` for the delegator; shares and tokens stay 1:1, as nothing is slashed. */
+  private async addStake(
+    ctx: Context,
+    val: Validator,
+    valAddr: Uint8Array,
+    delAddr: Uint8Array,
+    delegator: string,
+    tokens: bigint,
+  ): Promise<void> {
+    val.tokens = (BigInt(val.tokens) + tokens).toString();
+    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) + tokens * DEC_ONE);
+    this.setValidator(ctx, val);
+    const d =
+      (await this.getDelegation(ctx, delAddr, valAddr)) ??
+      create(DelegationSchema, {
+        delegatorAddress: delegator,
+        validatorAddress: val.operatorAddress,
+        shares: formatDecWire(0n),
+      });
+    d.shares = formatDecWire(parseDecWire(d.shares) + tokens * DEC_ONE);
+    this.setDelegation(ctx, d);
+  }
+
+  /** Takes `tokens` of the delegation's stake out of `val`, refusing more than it holds. */
+  private removeStake(ctx: Context, val: Validator, d: Delegation, tokens: bigint): void {
+    if (parseDecWire(d.shares) < tokens * DEC_ONE) throw badRequest("invalid shares amount");
+    d.shares = formatDecWire(parseDecWire(d.shares) - tokens * DEC_ONE);
+    this.setDelegation(ctx, d);
+    val.tokens = (BigInt(val.tokens) - tokens).toString();
+    val.delegatorShares = formatDecWire(parseDecWire(val.delegatorShares) - tokens * DEC_ONE);
+    this.setValidator(ctx, val);
   }
 
   /** Ends the redelegations whose time has come (EndBlock). */
