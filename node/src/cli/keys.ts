@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";

@@ -159,7 +159,11 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON sign bytes (the StdSignDoc a Ledger shows 
       messages: [
         pack(MsgCreateValidatorSchema, {
           description: { moniker: "v", details: "" },
-          commission: { rate: "100000000000000000", maxRate: "200000000000000000", maxChangeRate: "10000000000000000" },
+          commission: {
+            rate: "100000000000000000",
+            maxRate: "200000000000000000",
+            maxChangeRate: "10000000000000000",
+          },
           minSelfDelegation: "1",
           validatorAddress: VALOPER,
           pubkey: pack(Ed25519PubKeySchema, { key }),

@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listenOnPickedPorts } from "@chaind/harness/free-listener-ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { moduleAddress } from "../../../node/src/crypto/address.js";
-import { chaind, NodeProcess } from "../helpers/chaind-process.js";
-
-interface Key {
-  name: string;
-  address: string;
-}
+import {
+  chaind,
+  type NodeProcess,
+  startTestnet,
+  stopNode,
+  type TestnetKey,
+} from "../helpers/chaind-process.js";
 
 const FEES = ["--gas-prices", "0.0001stake"];
 const INFO = JSON.stringify({
@@ -24,7 +24,7 @@ describe("a chain with its own bech32 prefix: keys, sends and the whole upgrade 
   let home: string;
   let node: NodeProcess;
   let rpc: string;
-  let keys: Key[];
+  let keys: TestnetKey[];
   const cli = (...args: string[]) => chaind([...args, "--home", home, "--node", rpc]);
   const key = (name: string) => keys.find((k) => k.name === name)!;
   const gov = new AddressCodec("wasm").toString(moduleAddress("gov"));
@@ -32,20 +32,13 @@ describe("a chain with its own bech32 prefix: keys, sends and the whole upgrade 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "prefix-flow-"));
     home = join(dir, "home");
-    const made = await chaind([
-      ...["testnet", "--home", home, "--chain-id", "wasm-1", "--bech32-prefix", "wasm", "--keys", "2"],
+    ({ node, rpc, keys } = await startTestnet(home, [
+      ...["--chain-id", "wasm-1", "--bech32-prefix", "wasm", "--keys", "2"],
       ...["--block-time", "100ms", "--voting-period", "3s"],
-    ]);
-    expect(made.exitCode, made.stderr).toBe(0);
-    keys = JSON.parse(made.stdout).keys;
-    listenOnPickedPorts(home);
-    node = new NodeProcess(home);
-    rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
-    await node.waitFor(/committed block .*height=2 /);
+    ]));
   });
   afterAll(async () => {
-    node.proc.kill("SIGTERM");
-    await node.proc;
+    await stopNode(node);
     rmSync(dir, { recursive: true, force: true });
   });
 

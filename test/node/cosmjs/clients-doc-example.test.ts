@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listenOnPickedPorts } from "@chaind/harness/free-listener-ports";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chaind, NodeProcess } from "../helpers/chaind-process.js";
+import { type NodeProcess, startTestnet, stopNode } from "../helpers/chaind-process.js";
 
 const EXAMPLE = join(import.meta.dirname, "..", "..", "..", "examples", "cosmjs-wallet.mjs");
 
@@ -19,17 +18,13 @@ describe("docs/CLIENTS.md's CosmJS example, run as a user runs it against a test
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "clients-doc-"));
     home = join(dir, "home");
-    const made = await chaind(["testnet", "--home", home, "--keys", "1", "--block-time", "200ms"]);
-    expect(made.exitCode, made.stderr).toBe(0);
-    mnemonic = JSON.parse(made.stdout).keys.find((k: { name: string }) => k.name === "alice").mnemonic;
-    listenOnPickedPorts(home);
-    node = new NodeProcess(home);
-    rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1].replace(/^tcp:/, "http:");
-    await node.waitFor(/committed block .*height=2 /);
+    const started = await startTestnet(home, ["--keys", "1", "--block-time", "200ms"]);
+    node = started.node;
+    rpc = started.rpc.replace(/^tcp:/, "http:");
+    mnemonic = started.keys.find((k) => k.name === "alice")!.mnemonic;
   });
   afterAll(async () => {
-    node.proc.kill("SIGTERM");
-    await node.proc;
+    await stopNode(node);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -71,7 +71,10 @@ describe("redelegation from CosmJS: moves stake at once, recorded until the unbo
     await node.waitFor(/committed block .*height=2/);
     const gasPrice = GasPrice.fromString("0.025stake");
     const broadcastPollIntervalMs = 200;
-    direct = await SigningStargateClient.connectWithSigner(rpc, wallet, { gasPrice, broadcastPollIntervalMs });
+    direct = await SigningStargateClient.connectWithSigner(rpc, wallet, {
+      gasPrice,
+      broadcastPollIntervalMs,
+    });
     amino = await SigningStargateClient.connectWithSigner(
       rpc,
       await Secp256k1HdWallet.fromMnemonic(MNEMONIC, { prefix: "sdk" }),

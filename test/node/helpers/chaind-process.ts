@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { listenOnPickedPorts } from "@chaind/harness/free-listener-ports";
 import { LineCollector } from "@chaind/harness/line-collector";
 import { execa, type ResultPromise } from "execa";
 
@@ -54,4 +55,35 @@ export class NodeProcess {
     }
     return out;
   }
+}
+
+/** A key `chaind testnet` made: its name, address and mnemonic. */
+export interface TestnetKey {
+  name: string;
+  address: string;
+  mnemonic: string;
+}
+
+/**
+ * `chaind testnet --home home ...args`, its listeners moved to picked ports, and its node started until it has
+ * committed block 2. Stop it with `stopNode`.
+ */
+export async function startTestnet(
+  home: string,
+  args: string[],
+): Promise<{ node: NodeProcess; rpc: string; keys: TestnetKey[] }> {
+  const made = await chaind(["testnet", "--home", home, ...args]);
+  if (made.exitCode !== 0) throw new Error(`chaind testnet failed: ${made.stderr}`);
+  listenOnPickedPorts(home);
+  const node = new NodeProcess(home);
+  const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
+  await node.waitFor(/committed block .*height=2 /);
+  return { node, rpc, keys: JSON.parse(made.stdout).keys };
+}
+
+/** SIGTERM, then waits for the node to exit. */
+export async function stopNode(node: NodeProcess | undefined): Promise<void> {
+  if (!node) return;
+  node.proc.kill("SIGTERM");
+  await node.proc;
 }
