@@ -7,7 +7,8 @@ import { execa } from "execa";
 import { beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
-// The three chains are independent and mostly wait on blocks, so they run side by side.
+// The three chains are independent and mostly wait on blocks, so they run side by side. Plan heights leave
+// room (150 blocks, 30 s) for a proposal to pass while three chains and another test file share two cores.
 describe.concurrent("upgrades under visor when things go wrong, and ahead of time", () => {
   let dir: string;
   let server: ReleaseServer;
@@ -41,7 +42,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // Its own server, so the pre-fetch test's request count sees only its own downloads.
     const own = await ReleaseServer.start({ dir: join(dir, "releases") });
     ctx.onTestFinished(() => own.close());
-    const height = (await net.height()) + 80;
+    const height = (await net.height()) + 150;
     const wrong = rel
       .v2!.planInfo.replaceAll(server.url, own.url)
       .replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
@@ -86,7 +87,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     expect(existsSync(join(net.home, "cosmovisor", "prefetch", "v3"))).toBe(false);
 
     const fetchedBefore = server.requests.get(archive) ?? 0;
-    const height = (await net.height()) + 80;
+    const height = (await net.height()) + 150;
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v2/, 30_000, true);
     net.mark();

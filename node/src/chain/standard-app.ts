@@ -1,6 +1,7 @@
 import type { Logger } from "@chaind/core/logger";
 import { file_sdk_auth_v1beta1_auth } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import { file_sdk_crypto_ed25519_keys } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
+import { file_sdk_crypto_multisig_keys } from "@chaind/proto/sdk/crypto/multisig/keys_pb";
 import { file_sdk_crypto_secp256k1_keys } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
 import { file_sdk_tx_v1beta1_tx } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { AddressCodec } from "../app/address-codec.js";
@@ -72,6 +73,7 @@ export function assembleStandardApp(
     file_sdk_tx_v1beta1_tx,
     file_sdk_crypto_secp256k1_keys,
     file_sdk_crypto_ed25519_keys,
+    file_sdk_crypto_multisig_keys,
     // Accounts are decoded before the app exists (genesis validation), so auth's file is needed up front.
     file_sdk_auth_v1beta1_auth,
   ]);

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
-import { keyOutput, keyOutputsText, pubKeyJson } from "../client/keyring/key-output.js";
+import { keyOutput, keyOutputsText, keyPubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
 import type { GlobalArgs } from "./global-options.js";
@@ -25,6 +25,9 @@ interface AddArgs extends KeysArgs {
   account: number;
   index: number;
   backup: boolean;
+  multisig?: string;
+  "multisig-threshold": number;
+  nosort: boolean;
 }
 
 interface ListArgs extends KeysArgs {
@@ -108,6 +111,20 @@ function addCommand(handler: (a: AddArgs) => Promise<void>): CommandModule<KeysA
           type: "boolean",
           default: true,
           describe: "print the mnemonic (--no-backup hides it)",
+        })
+        .option("multisig", {
+          type: "string",
+          describe: "make an offline multisig key of these keys (comma-separated names)",
+        })
+        .option("multisig-threshold", {
+          type: "number",
+          default: 1,
+          describe: "how many of the --multisig keys must sign",
+        })
+        .option("nosort", {
+          type: "boolean",
+          default: false,
+          describe: "keep the --multisig keys in the order given (default: sorted by address, as Cosmos)",
         }) as never,
     handler,
   };
@@ -172,6 +189,14 @@ async function runAdd({ ring, input, io }: Session, args: AddArgs): Promise<void
   if (await ring.exists(args.name)) {
     throw new CliError(`key "${args.name}" already exists; delete it first with "keys delete ${args.name}"`);
   }
+  if (args.multisig !== undefined) {
+    const members = args.multisig.split(",").map((m) => m.trim());
+    const info = await ring.addMultisig(args.name, members, args["multisig-threshold"], !args.nosort);
+    io.stderr.write(`Key ${info.name} stored: an offline multisig key\n`);
+    if (args.output === "json") io.stdout.write(`${JSON.stringify(keyOutput(info))}\n`);
+    else io.stdout.write(keyOutputsText([keyOutput(info)]));
+    return;
+  }
   const mnemonic = args.recover
     ? await input.readLine("> Enter your bip39 mnemonic\n", "mnemonic")
     : undefined;
@@ -215,7 +240,7 @@ async function runShow({ ring, io }: Session, args: ShowArgs): Promise<void> {
   }
   const info = await ring.get(args.name);
   if (args.address) io.stdout.write(`${info.address}\n`);
-  else if (args.pubkey) io.stdout.write(`${JSON.stringify(pubKeyJson(info.pubKey))}\n`);
+  else if (args.pubkey) io.stdout.write(`${JSON.stringify(keyPubKeyJson(info))}\n`);
   else if (args.output === "json") io.stdout.write(`${JSON.stringify(keyOutput(info))}\n`);
   else io.stdout.write(keyOutputsText([keyOutput(info)]));
 }

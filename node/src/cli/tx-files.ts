@@ -27,6 +27,7 @@ import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-op
 import { nodeClient, printJson } from "../client/run-query.js";
 import { cliSignBytes, type SignModeName, signModeOf, signModeOption } from "../client/sign-mode-option.js";
 import { ChainError } from "../errors/chain-error.js";
+import { multisignCommand, signAsMultisigMember, type TxFileTools } from "./tx-multisig.js";
 
 function readTxFile(file: string, types: TypeRegistry): Tx {
   let json: JsonValue;
@@ -72,6 +73,8 @@ function signersOf(tx: Tx, types: TypeRegistry, prefix: string): string[] {
 
 const txJson = (tx: Tx, types: TypeRegistry) => toProtoJson(TxSchema, tx, types);
 
+const TOOLS: TxFileTools = { readTxFile, signersOf, txJson, call: (fn) => call(fn) };
+
 async function call<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -92,6 +95,7 @@ interface SignArgs extends QueryArgs {
   "keyring-backend"?: string;
   "keyring-dir"?: string;
   "sign-mode": SignModeName;
+  multisig?: string;
 }
 
 /** `tx sign|broadcast|encode|decode|simulate`: the separate steps of generate, sign, broadcast, on files. */
@@ -113,9 +117,18 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         .option("account-number", { alias: "a", type: "number" })
         .option("sequence", { alias: "s", type: "number" })
         .option("output-document", { type: "string", describe: "write the signed tx here instead of stdout" })
+        .option("multisig", {
+          type: "string",
+          describe:
+            "sign for this multisig account (key name or address) as one of its members: writes a signature file for tx multisign",
+        })
         .options(signModeOption)
         .options(keyringOptions) as never,
     handler: async (args) => {
+      if (args.multisig !== undefined) {
+        // Members sign amino JSON, as Cosmos's CLI has them do, whatever --sign-mode says.
+        return signAsMultisigMember({ ...args, multisig: args.multisig }, types, TOOLS);
+      }
       const tx = readTxFile(args.file, types);
       const defaults = clientDefaults(args.home);
       const prefix = chainPrefix(args.home);
@@ -259,5 +272,5 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
       });
     },
   };
-  return [sign, broadcast, encode, decode, simulate] as never;
+  return [sign, multisignCommand(types, TOOLS), broadcast, encode, decode, simulate] as never;
 }

@@ -138,7 +138,17 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON from CosmJS's Secp256k1HdWallet and the CL
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "amino-signing-"));
     home = join(dir, "home");
-    const made = await chaind(["testnet", "--home", home, "--chain-id", "amino-1", "--block-time", "200ms"]);
+    const made = await chaind([
+      "testnet",
+      "--home",
+      home,
+      "--chain-id",
+      "amino-1",
+      "--block-time",
+      "200ms",
+      "--voting-period",
+      "60s",
+    ]);
     expect(made.exitCode, made.stderr).toBe(0);
     keys = Object.fromEntries((JSON.parse(made.stdout).keys as Key[]).map((k) => [k.name, k]));
     const genesis = JSON.parse(readFileSync(join(home, "config/genesis.json"), "utf8"));

@@ -9,14 +9,17 @@ import {
   generateMnemonic,
   normalizeMnemonic,
 } from "../../crypto/hd-wallet.js";
+import { type MultisigKey, multisigAddress } from "../../crypto/multisig-address.js";
 import { secp256k1PublicKey, signSecp256k1 } from "../../crypto/secp256k1.js";
 import { checkKeyName } from "./key-name.js";
 import type { KeyVault, SealedKey } from "./key-vault.js";
-import type { AddKeyOptions, KeyInfo, Keyring, KeyringBackend, KeySigner } from "./keyring.js";
+import type { AddKeyOptions, KeyInfo, Keyring, KeyringBackend, KeySigner, LocalKeyInfo } from "./keyring.js";
 import { KeyringError } from "./keyring-error.js";
 
 /** `<name>.info`: one key. The address is not stored: it is derived with the keyring's current prefix. */
-interface KeyRecord extends SealedKey {
+type KeyRecord = LocalKeyRecord | MultiKeyRecord;
+
+interface LocalKeyRecord extends SealedKey {
   version: 1;
   name: string;
   type: "local";
@@ -25,6 +28,19 @@ interface KeyRecord extends SealedKey {
   /** base64 of the 33-byte compressed public key */
   pubkey: string;
 }
+
+/** An offline multisig key: its members' public keys, in the key's order, and how many must sign. */
+interface MultiKeyRecord {
+  version: 1;
+  name: string;
+  type: "multi";
+  threshold: number;
+  /** base64 of each member's 33-byte compressed public key */
+  pubkeys: string[];
+}
+
+/** The most members a multisig key may have here (the node's default tx_sig_limit). */
+const MAX_MULTISIG_MEMBERS = 7;
 
 /**
  * A keyring in one folder: `<name>.info` per key and `<hex address>.address` (holding the name) as the
@@ -40,7 +56,7 @@ export class DirKeyring implements Keyring {
     return this.opts.backend;
   }
 
-  async add(name: string, opts: AddKeyOptions = {}): Promise<{ info: KeyInfo; mnemonic: string }> {
+  async add(name: string, opts: AddKeyOptions = {}): Promise<{ info: LocalKeyInfo; mnemonic: string }> {
     checkKeyName(name);
     if (existsSync(this.infoPath(name))) throw new KeyringError("KEY_EXISTS", `key "${name}" already exists`);
     let mnemonic: string;
@@ -67,7 +83,7 @@ export class DirKeyring implements Keyring {
       );
     }
     const sealed = await this.deps.vault.seal(priv, pubKey);
-    const record: KeyRecord = {
+    const record: LocalKeyRecord = {
       version: 1,
       name,
       type: "local",
@@ -76,10 +92,52 @@ export class DirKeyring implements Keyring {
       pubkey: Buffer.from(pubKey).toString("base64"),
       ...sealed,
     };
-    mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
-    writeKeyFile(this.infoPath(name), `${JSON.stringify(record, null, 2)}\n`);
-    writeKeyFile(this.addressPath(addrHex), `${JSON.stringify(name)}\n`);
-    return { info: this.info(record), mnemonic };
+    this.store(record, addrHex);
+    return { info: { name, type: "local", address: this.address(pubKey), pubKey }, mnemonic };
+  }
+
+  async addMultisig(
+    name: string,
+    members: readonly string[],
+    threshold: number,
+    sort: boolean,
+  ): Promise<KeyInfo> {
+    checkKeyName(name);
+    if (existsSync(this.infoPath(name))) throw new KeyringError("KEY_EXISTS", `key "${name}" already exists`);
+    if (members.length < 1 || members.length > MAX_MULTISIG_MEMBERS)
+      throw new KeyringError(
+        "INVALID_MULTISIG",
+        `a multisig key has 1 to ${MAX_MULTISIG_MEMBERS} members, got ${members.length}`,
+      );
+    if (!Number.isInteger(threshold) || threshold < 1 || threshold > members.length)
+      throw new KeyringError(
+        "INVALID_MULTISIG",
+        `threshold must be 1 to ${members.length}, got ${threshold}`,
+      );
+    const keys: Uint8Array[] = [];
+    for (const m of members) {
+      const record = this.readRecord(this.resolve(m));
+      if (record.type !== "local")
+        throw new KeyringError("INVALID_MULTISIG", `member "${m}" is itself a multisig key`);
+      keys.push(this.pubKey(record));
+    }
+    const hexes = keys.map((k) => Buffer.from(k).toString("hex"));
+    if (new Set(hexes).size !== hexes.length)
+      throw new KeyringError("INVALID_MULTISIG", "a member is named twice");
+    if (sort) keys.sort((a, b) => Buffer.compare(addressFromPubKey(a), addressFromPubKey(b)));
+    const record: MultiKeyRecord = {
+      version: 1,
+      name,
+      type: "multi",
+      threshold,
+      pubkeys: keys.map((k) => Buffer.from(k).toString("base64")),
+    };
+    const addrHex = Buffer.from(this.addressBytes(record)).toString("hex");
+    const owner = this.nameAtAddress(addrHex);
+    if (owner !== null)
+      throw new KeyringError("KEY_EXISTS", `this multisig key is already in the keyring as "${owner}"`);
+    this.store(record, addrHex);
+    return this.info(record);
   }
 
   async get(nameOrAddress: string): Promise<KeyInfo> {
@@ -98,7 +156,7 @@ export class DirKeyring implements Keyring {
     const name = this.resolve(nameOrAddress);
     const record = this.readRecord(name);
     await this.deps.vault.unlock();
-    const addrHex = Buffer.from(addressFromPubKey(this.pubKey(record))).toString("hex");
+    const addrHex = Buffer.from(this.addressBytes(record)).toString("hex");
     rmIfPresent(this.addressPath(addrHex));
     rmIfPresent(this.infoPath(name));
   }
@@ -115,6 +173,11 @@ export class DirKeyring implements Keyring {
 
   async signer(nameOrAddress: string): Promise<KeySigner> {
     const record = this.readRecord(this.resolve(nameOrAddress));
+    if (record.type !== "local")
+      throw new KeyringError(
+        "NOT_LOCAL",
+        `key "${record.name}" is a multisig key: its members sign (tx sign --multisig), then tx multisign combines them`,
+      );
     const pubKey = this.pubKey(record);
     const priv = await this.deps.vault.open(record, pubKey);
     let derived: Uint8Array;
@@ -174,17 +237,44 @@ export class DirKeyring implements Keyring {
         throw new KeyringError("KEY_NOT_FOUND", `key "${name}" not found`);
       throw new KeyringError("CORRUPT_KEY", `cannot read key file ${path}: ${(e as Error).message}`);
     }
-    if (record?.version !== 1 || record.algo !== "secp256k1" || record.name !== name) {
+    const known = record?.type === "multi" || (record?.type === "local" && record.algo === "secp256k1");
+    if (record?.version !== 1 || !known || record.name !== name) {
       throw new KeyringError(
         "CORRUPT_KEY",
-        `key file ${path} is not a version 1 secp256k1 key named "${name}"`,
+        `key file ${path} is not a version 1 secp256k1 or multisig key named "${name}"`,
       );
     }
-    this.pubKey(record);
+    this.addressBytes(record);
     return record;
   }
 
-  private pubKey(record: KeyRecord): Uint8Array {
+  private store(record: KeyRecord, addrHex: string): void {
+    mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
+    writeKeyFile(this.infoPath(record.name), `${JSON.stringify(record, null, 2)}\n`);
+    writeKeyFile(this.addressPath(addrHex), `${JSON.stringify(record.name)}\n`);
+  }
+
+  private multisig(record: MultiKeyRecord): MultisigKey {
+    const keys = (Array.isArray(record.pubkeys) ? record.pubkeys : []).map(
+      (k) => new Uint8Array(Buffer.from(String(k), "base64")),
+    );
+    const { threshold } = record;
+    if (
+      keys.length === 0 ||
+      keys.some((k) => k.length !== 33) ||
+      !(threshold >= 1 && threshold <= keys.length)
+    )
+      throw new KeyringError("CORRUPT_KEY", `multisig key "${record.name}" has no valid keys and threshold`);
+    return { threshold, keys };
+  }
+
+  private addressBytes(record: KeyRecord): Uint8Array {
+    return record.type === "multi"
+      ? multisigAddress(this.multisig(record))
+      : addressFromPubKey(this.pubKey(record));
+  }
+
+  private pubKey(record: LocalKeyRecord): Uint8Array {
     const pubKey = new Uint8Array(Buffer.from(record.pubkey ?? "", "base64"));
     if (pubKey.length !== 33)
       throw new KeyringError("CORRUPT_KEY", `key "${record.name}" has no 33-byte public key`);
@@ -192,8 +282,10 @@ export class DirKeyring implements Keyring {
   }
 
   private info(record: KeyRecord): KeyInfo {
-    const pubKey = this.pubKey(record);
-    return { name: record.name, type: "local", address: this.address(pubKey), pubKey };
+    const address = encodeBech32(this.opts.prefix, this.addressBytes(record));
+    if (record.type === "multi")
+      return { name: record.name, type: "multi", address, multisig: this.multisig(record) };
+    return { name: record.name, type: "local", address, pubKey: this.pubKey(record) };
   }
 
   private address(pubKey: Uint8Array): string {

@@ -8,6 +8,8 @@ export type KeyringErrorCode =
   | "WEAK_PASSPHRASE"
   | "UNSUPPORTED_BACKEND"
   | "CORRUPT_KEY"
+  | "NOT_LOCAL"
+  | "INVALID_MULTISIG"
   | "NO_INPUT";
 
 /** An expected keyring failure; the message is fit to show a user as is. */

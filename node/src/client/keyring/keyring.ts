@@ -1,11 +1,23 @@
+import type { MultisigKey } from "../../crypto/multisig-address.js";
+
 /** What the keyring tells about a key; never the private key. */
-export interface KeyInfo {
+export type KeyInfo = LocalKeyInfo | MultiKeyInfo;
+
+export interface LocalKeyInfo {
   name: string;
   type: "local";
   /** bech32 account address with the keyring's prefix */
   address: string;
   /** 33-byte compressed secp256k1 public key */
   pubKey: Uint8Array;
+}
+
+/** An offline k-of-n key of other keys (`keys add --multisig`): it has no secret; its members sign. */
+export interface MultiKeyInfo {
+  name: string;
+  type: "multi";
+  address: string;
+  multisig: MultisigKey;
 }
 
 /** Signs with one key: secp256k1 over sha256(signBytes), 64 bytes r||s, low S (SIGN_MODE_DIRECT-ready). */
@@ -29,12 +41,15 @@ export interface AddKeyOptions {
 export interface Keyring {
   readonly backend: KeyringBackend;
   /** Fails with KEY_EXISTS for a taken name, or an address already stored under another name. */
-  add(name: string, opts?: AddKeyOptions): Promise<{ info: KeyInfo; mnemonic: string }>;
+  add(name: string, opts?: AddKeyOptions): Promise<{ info: LocalKeyInfo; mnemonic: string }>;
+  /** A multisig key of `threshold` of these keys' public keys, sorted by address as Cosmos sorts them. */
+  addMultisig(name: string, members: readonly string[], threshold: number, sort: boolean): Promise<KeyInfo>;
   get(nameOrAddress: string): Promise<KeyInfo>;
   /** Sorted by name. */
   list(): Promise<KeyInfo[]>;
   delete(nameOrAddress: string): Promise<void>;
   exists(nameOrAddress: string): Promise<boolean>;
+  /** A local key's signer; a multisig key has none (NOT_LOCAL). */
   signer(nameOrAddress: string): Promise<KeySigner>;
 }
 

@@ -8,12 +8,13 @@ import { typeUrlToSdk } from "../../app/namespace.js";
 import type { DecodedTx } from "../../app/tx-decoder.js";
 import { txSigners } from "../../app/tx-signers.js";
 import { addressFromPubKey } from "../../crypto/address.js";
+import { multisigAddress } from "../../crypto/multisig-address.js";
 import { verifySecp256k1 } from "../../crypto/secp256k1.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
-import { decodeMultisigKey, MULTISIG_PUBKEY, multisigAddress, verifyMultisig } from "./multisig-key.js";
+import { decodeMultisigKey, MULTISIG_PUBKEY, verifyMultisig } from "./multisig-key.js";
 import { signBytesFor } from "./sign-mode-bytes.js";
 import { chargeFeeDeductionGas, SIMULATED_SIGNATURE_BYTES, simulatedPubKey } from "./simulation-stand-ins.js";
 

@@ -1,27 +1,16 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { concatBytes } from "@chaind/core/bytes";
 import { LegacyAminoPubKeySchema } from "@chaind/proto/sdk/crypto/multisig/keys_pb";
 import { MultiSignatureSchema } from "@chaind/proto/sdk/crypto/multisig/v1beta1/multisig_pb";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
 import type { ModeInfo, ModeInfo_Multi } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
 import { typeUrlToSdk } from "../../app/namespace.js";
+import type { MultisigKey } from "../../crypto/multisig-address.js";
 import { verifySecp256k1 } from "../../crypto/secp256k1.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 
 export const MULTISIG_PUBKEY = "sdk.crypto.multisig.LegacyAminoPubKey";
 const SECP256K1_PUBKEY = "sdk.crypto.secp256k1.PubKey";
-
-// Amino's registered-type prefixes of tendermint/PubKeyMultisigThreshold and tendermint/PubKeySecp256k1.
-const MULTISIG_AMINO_PREFIX = Uint8Array.of(0x22, 0xc1, 0xf7, 0xe2);
-const SECP256K1_AMINO_PREFIX = Uint8Array.of(0xeb, 0x5a, 0xe9, 0x87);
-
-/** A k-of-n key of secp256k1 keys, checked: what a multisig account holds. */
-export interface MultisigKey {
-  threshold: number;
-  keys: Uint8Array[];
-}
 
 const invalid = (why: string) => ChainError.wrap(SdkErrors.InvalidPubKey, why);
 
@@ -46,16 +35,6 @@ export function decodeMultisigKey(value: Uint8Array, maxKeys: number): MultisigK
     return key;
   });
   return { threshold: pk.threshold, keys };
-}
-
-/** The account address of a multisig key: sha256 of its amino encoding, first 20 bytes, as Cosmos and CosmJS. */
-export function multisigAddress(m: MultisigKey): Uint8Array {
-  const parts: Uint8Array[] = [MULTISIG_AMINO_PREFIX, Uint8Array.of(0x08), uvarint(m.threshold)];
-  for (const key of m.keys) {
-    const inner = concatBytes(SECP256K1_AMINO_PREFIX, Uint8Array.of(key.length), key);
-    parts.push(Uint8Array.of(0x12), uvarint(inner.length), inner);
-  }
-  return sha256(concatBytes(...parts)).slice(0, 20);
 }
 
 /**
@@ -94,15 +73,4 @@ export function verifyMultisig(
       throw unauthorized(`signature of multisig key ${keyIndex} verification failed`);
   });
   return signers.length;
-}
-
-function uvarint(n: number): Uint8Array {
-  const out: number[] = [];
-  let v = n;
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-  return Uint8Array.from(out);
 }
