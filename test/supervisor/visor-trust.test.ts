@@ -13,7 +13,7 @@ import {
 import { join } from "node:path";
 import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { ReleaseServer } from "@chaind/harness/release-server";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
@@ -23,28 +23,22 @@ import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
  * real release server on loopback; the node's API is FakeNodeApi (the fake daemon has none), which plays the
  * home's node or, where the test says so, another local user's server on a port the node's config names.
  */
-describe("visor trusts only upgrade-info.json and the home's own node", () => {
-  let h: ReturnType<typeof visorHome>;
-  let files: string;
-  let releases: ReleaseServer;
+/** One home, release server and set of node APIs per test, so the tests run side by side. */
+async function setup(onTestFinished: TestContext["onTestFinished"]) {
+  const h = visorHome();
+  const files = join(h.root, "served");
+  mkdirSync(files);
+  const releases = await ReleaseServer.start({ dir: files });
   const servers: FakeNodeApi[] = [];
-  const cosmovisor = (...p: string[]) => join(h.home, "cosmovisor", ...p);
-
-  beforeEach(async () => {
-    h = visorHome();
-    files = join(h.root, "served");
-    mkdirSync(files);
-    releases = await ReleaseServer.start({ dir: files });
-    expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
-    // Two releases for the one plan "v2": A, then B, as a re-proposal replacing a bad release would.
-    for (const v of ["v2a", "v2b", "evil"]) copyFileSync(fakeBinary(h.root, v), join(files, `fake-${v}`));
-  });
-  afterEach(async () => {
+  onTestFinished(async () => {
     for (const s of servers.splice(0)) await s.close();
     await releases.close();
     h.cleanup();
   });
-
+  expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
+  // Two releases for the one plan "v2": A, then B, as a re-proposal replacing a bad release would.
+  for (const v of ["v2a", "v2b", "evil"]) copyFileSync(fakeBinary(h.root, v), join(files, `fake-${v}`));
+  const cosmovisor = (...p: string[]) => join(h.home, "cosmovisor", ...p);
   const infoFor = (v: string) =>
     JSON.stringify({
       binaries: {
@@ -76,8 +70,40 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     FAKE_INFO: info,
     FAKE_HALT_GATE: join(h.root, "gate"),
   });
+  const upgradedToA = async () => {
+    const v = h.start(["start"], {
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      FAKE_INFO: infoFor("v2a"),
+      FAKE_HALTS: "v1:5:v2",
+    });
+    await v.waitFor(/v2a running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
+    expect(existsSync(cosmovisor("upgrades", "v2", ".visor-source.json"))).toBe(true);
+  };
 
-  it("A pre-fetched, the halt names B under the same plan name: visor runs B and sets A aside", async () => {
+  return {
+    h,
+    files,
+    releases,
+    cosmovisor,
+    infoFor,
+    sha,
+    asideIn,
+    nodeApi,
+    prefetching,
+    halting,
+    upgradedToA,
+  };
+}
+
+describe.concurrent("visor trusts only upgrade-info.json and the home's own node", () => {
+  it("A pre-fetched, the halt names B under the same plan name: visor runs B and sets A aside", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, sha, asideIn, nodeApi, halting } = await setup(onTestFinished);
     const node = await nodeApi();
     node.plan = { name: "v2", height: 10, info: infoFor("v2a") };
     const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(infoFor("v2b")) });
@@ -101,7 +127,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("the plan changes to B under the same name before the halt: A is set aside, B pre-fetched and used", async () => {
+  it("the plan changes to B under the same name before the halt: A is set aside, B pre-fetched and used", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, sha, asideIn, nodeApi, halting } = await setup(onTestFinished);
     const node = await nodeApi();
     node.plan = { name: "v2", height: 10, info: infoFor("v2a") };
     const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(infoFor("v2b")) });
@@ -125,7 +154,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("a cancelled plan's pre-fetch is removed; a copy set aside stays for the operator", async () => {
+  it("a cancelled plan's pre-fetch is removed; a copy set aside stays for the operator", async ({
+    onTestFinished,
+  }) => {
+    const { h, cosmovisor, infoFor, sha, asideIn, nodeApi, prefetching } = await setup(onTestFinished);
     const node = await nodeApi();
     node.plan = { name: "v2", height: 500, info: infoFor("v2a") };
     const v = h.start(["start"], {
@@ -146,7 +178,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("prepare-upgrade stages A like a pre-fetch: the halt naming B sets it aside, naming A installs it with downloads off", async () => {
+  it("prepare-upgrade stages A like a pre-fetch: the halt naming B sets it aside, naming A installs it with downloads off", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, sha, asideIn, nodeApi } = await setup(onTestFinished);
     const node = await nodeApi();
     node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
     const prepared = await h.visor(["prepare-upgrade"], { VISOR_RPC_ADDRESS: node.url });
@@ -188,7 +223,8 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(releases.requests.get("fake-v2a")).toBe(2);
   });
 
-  it("an operator's binary is used as is, whatever Plan.info names", async () => {
+  it("an operator's binary is used as is, whatever Plan.info names", async ({ onTestFinished }) => {
+    const { h, files, releases, infoFor } = await setup(onTestFinished);
     // A binary the operator put in place (no record of a source) is used whatever Plan.info names, as
     // cosmovisor does: here Plan.info names B, yet the operator's A runs.
     const added = await h.visor(["add-upgrade", "v2", join(files, "fake-v2a")]);
@@ -205,7 +241,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(releases.requests.get("fake-v2b")).toBeUndefined();
   });
 
-  it("a recorded binary replaced by hand (add-upgrade cut short before it dropped the record) is the operator's", async () => {
+  it("a recorded binary replaced by hand (add-upgrade cut short before it dropped the record) is the operator's", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, releases, cosmovisor, infoFor, sha, asideIn } = await setup(onTestFinished);
     // What visor leaves when killed inside add-upgrade, between putting the operator's binary in place and
     // removing the record of the binary visor had fetched there (artifact "evil" here): record and binary
     // disagree.
@@ -235,21 +274,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
   });
 
   /** `current` -> upgrades/v2 holding A, fetched and recorded by visor at the halt (marker: v2 at height 5). */
-  const upgradedToA = async () => {
-    const v = h.start(["start"], {
-      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
-      UNSAFE_SKIP_BACKUP: "true",
-      FAKE_INFO: infoFor("v2a"),
-      FAKE_HALTS: "v1:5:v2",
-    });
-    await v.waitFor(/v2a running/);
-    v.proc.kill("SIGTERM");
-    expect(await v.exit()).toBe(0);
-    expect(readlinkSync(cosmovisor("current"))).toBe("upgrades/v2");
-    expect(existsSync(cosmovisor("upgrades", "v2", ".visor-source.json"))).toBe(true);
-  };
-
-  it("prepare-upgrade never replaces the binary current runs, whatever plan an impostor names", async () => {
+  it("prepare-upgrade never replaces the binary current runs, whatever plan an impostor names", async ({
+    onTestFinished,
+  }) => {
+    const { h, cosmovisor, infoFor, sha, asideIn, nodeApi, upgradedToA } = await setup(onTestFinished);
     await upgradedToA();
     // A server that knows the node's public ids answers the plan current runs, with its own binary.
     const impostor = await nodeApi();
@@ -267,7 +295,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("an upgrade-info.json naming the running plan with another binary does not replace it: visor stops and says why", async () => {
+  it("an upgrade-info.json naming the running plan with another binary does not replace it: visor stops and says why", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, sha, asideIn, upgradedToA } = await setup(onTestFinished);
     await upgradedToA();
     writeFileSync(
       join(h.home, "data", "upgrade-info.json"),
@@ -285,7 +316,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(v.output).not.toMatch(/starting daemon/);
   });
 
-  it("a current link pointing at a folder that is gone stops visor, naming it; it is never re-pointed at genesis", async () => {
+  it("a current link pointing at a folder that is gone stops visor, naming it; it is never re-pointed at genesis", async ({
+    onTestFinished,
+  }) => {
+    const { h, cosmovisor, upgradedToA } = await setup(onTestFinished);
     await upgradedToA();
     // What an earlier visor left when killed after setting the running folder aside.
     renameSync(cosmovisor("upgrades", "v2"), cosmovisor("upgrades", "v2.replaced-2025-01-01T00-00-00-000Z"));
@@ -308,12 +342,14 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await w.exit()).toBe(0);
   });
 
-  it.each([
+  it.for([
     ["with a checksum in Plan.info", true],
     ["without one (the digest recorded at the pre-fetch)", false],
   ])(
     "a pre-fetched artifact altered before the halt is never run: the right one is downloaded (%s)",
-    async (_what, checksum) => {
+    async ([, checksum], { onTestFinished }) => {
+      const { h, releases, cosmovisor, infoFor, sha, asideIn, nodeApi, halting } =
+        await setup(onTestFinished);
       const info = checksum
         ? infoFor("v2a")
         : JSON.stringify({ binaries: { any: releases.fileUrl("fake-v2a") } });
@@ -344,7 +380,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     },
   );
 
-  it("never asks a server on the REST port while [api] enable = false, though it claims to be the node", async () => {
+  it("never asks a server on the REST port while [api] enable = false, though it claims to be the node", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, nodeApi, prefetching } = await setup(onTestFinished);
     const node = await nodeApi();
     // Another local user's server on the port app.toml names for the (disabled) REST gateway. It knows the
     // node's id and chain id (they are public) and offers a plan whose binary is its own script.
@@ -382,7 +421,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("does not trust a server on an enabled port that answers another chain id or node id, until it is the node", async () => {
+  it("does not trust a server on an enabled port that answers another chain id or node id, until it is the node", async ({
+    onTestFinished,
+  }) => {
+    const { h, releases, cosmovisor, infoFor, nodeApi, prefetching } = await setup(onTestFinished);
     const wrongChain = await nodeApi({ ...h.identity, chainId: "other-chain-1" });
     const wrongNode = await nodeApi({ ...h.identity, nodeId: "ab".repeat(20) });
     for (const s of [wrongChain, wrongNode]) {
@@ -421,7 +463,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(await v.exit()).toBe(0);
   });
 
-  it("a verified node's fake height does not apply a batch upgrade early: the home's own height decides", async () => {
+  it("a verified node's fake height does not apply a batch upgrade early: the home's own height decides", async ({
+    onTestFinished,
+  }) => {
+    const { h, nodeApi } = await setup(onTestFinished);
     const node = await nodeApi();
     node.height = () => 1_000_000;
     expect(
@@ -444,7 +489,10 @@ describe("visor trusts only upgrade-info.json and the home's own node", () => {
     expect(home).toBeGreaterThanOrEqual(24);
   });
 
-  it("a plan learned over the network never switches binaries: only upgrade-info.json does", async () => {
+  it("a plan learned over the network never switches binaries: only upgrade-info.json does", async ({
+    onTestFinished,
+  }) => {
+    const { h, cosmovisor, infoFor, nodeApi, prefetching } = await setup(onTestFinished);
     const node = await nodeApi();
     node.plan = { name: "v2", height: 5, info: infoFor("v2a") };
     const v = h.start(["start"], {
