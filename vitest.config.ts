@@ -32,6 +32,8 @@ export default defineConfig({
     // Integration tests start real processes; two workers match the two-core CI machine.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // Concurrent tests in a file (each driving its own chain or visor) share the worker's two cores.
+    maxConcurrency: 3,
     sequence: { sequencer: ChainsFirstSequencer },
   },
 });

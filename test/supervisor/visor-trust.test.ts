@@ -99,7 +99,11 @@ async function setup(onTestFinished: TestContext["onTestFinished"]) {
   };
 }
 
-describe.concurrent("visor trusts only upgrade-info.json and the home's own node", () => {
+// Side by side, each test waits on its own visor and fake daemon; on a saturated CI machine one can take close
+// to a minute, so the limit is twice the default.
+describe.concurrent("visor trusts only upgrade-info.json and the home's own node", {
+  timeout: 120_000,
+}, () => {
   it("A pre-fetched, the halt names B under the same plan name: visor runs B and sets A aside", async ({
     onTestFinished,
   }) => {
