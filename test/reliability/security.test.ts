@@ -520,8 +520,9 @@ describe("slow and greedy clients", () => {
         s.resume();
         // A server that never gave up would hold the connection until the test's own timeout.
         await closed;
+        // The reset may discard answers the client never read (a loaded machine reads none in time), so only
+        // that it did not get them all is checked.
         const answered = received.split("HTTP/1.1 200").length - 1;
-        expect(answered).toBeGreaterThan(0);
         expect(answered).toBeLessThan(requests);
         expect((await exchange(address(), { method: "GET", path: "/health" })).status).toBe(200);
       });
