@@ -36,7 +36,7 @@ describe("unattended upgrades v1 -> v2 -> v3 under visor, binaries downloaded an
   });
 
   async function upgradeTo(name: "v2" | "v3"): Promise<number> {
-    const height = (await net.height()) + 80;
+    const height = (await net.height()) + 130;
     net.mark();
     await net.proposeUpgrade({ name, height, info: rel[name]!.planInfo });
     const plan = await net.rest<{ plan: { name: string; height: string } }>(
