@@ -34,7 +34,7 @@ describe("a chain with its own bech32 prefix: keys, sends and the whole upgrade 
     home = join(dir, "home");
     ({ node, rpc, keys } = await startTestnet(home, [
       ...["--chain-id", "wasm-1", "--bech32-prefix", "wasm", "--keys", "2"],
-      ...["--block-time", "100ms", "--voting-period", "6s"],
+      ...["--block-time", "100ms", "--voting-period", "12s"],
     ]));
   });
   afterAll(async () => {

@@ -40,7 +40,7 @@ describe("a 2-of-3 multisig key in the CLI: keys add --multisig, tx sign --multi
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "multisig-cli-"));
     home = join(dir, "home");
-    ({ node, rpc, keys } = await startTestnet(home, ["--block-time", "100ms", "--voting-period", "8s"]));
+    ({ node, rpc, keys } = await startTestnet(home, ["--block-time", "100ms", "--voting-period", "20s"]));
   });
   afterAll(async () => {
     await stopNode(node);
