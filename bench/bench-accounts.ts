@@ -1,9 +1,8 @@
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { AddressCodec } from "chaind/app/address-codec";
 import type { DirectSigner } from "chaind/client/direct-signing";
 import { addressFromPubKey } from "chaind/crypto/address";
-import { signSecp256k1 } from "chaind/crypto/secp256k1";
+import { secp256k1PublicKey, signSecp256k1 } from "chaind/crypto/secp256k1";
 
 const codec = new AddressCodec("sdk");
 
@@ -17,7 +16,7 @@ export interface BenchAccount {
 
 export function benchAccount(seed: string): BenchAccount {
   const priv = sha256(new TextEncoder().encode(seed));
-  const pub = secp256k1.getPublicKey(priv, true);
+  const pub = secp256k1PublicKey(priv);
   return {
     address: codec.toString(addressFromPubKey(pub)),
     priv,

@@ -7,6 +7,8 @@ export class ChaindNode {
     readonly process: BenchProcess,
     readonly restUrl: string,
     readonly grpcAddress: string,
+    /** The CometBFT RPC, http://host:port. */
+    readonly rpcUrl: string,
     /** ms from spawn to the first "committed block" line. */
     readonly firstBlockMs: number,
   ) {}
@@ -25,8 +27,9 @@ export class ChaindNode {
     try {
       const api = await Promise.race([p.waitFor(/\bapi listening address=(\S+)/, 300_000), exited]);
       const grpc = await p.waitFor(/\bgrpc listening address=(\S+)/, 1000);
+      const rpc = await p.waitFor(/\brpc listening address=(\S+)/, 1000);
       const first = await Promise.race([p.waitFor(/committed block/, 300_000), exited]);
-      return new ChaindNode(p, api.match[1], grpc.match[1], first.at - p.startedAt);
+      return new ChaindNode(p, api.match[1], grpc.match[1], rpcUrlOf(rpc.match[1]), first.at - p.startedAt);
     } catch (e) {
       await p.stop();
       throw new Error(`chaind did not start: ${(e as Error).message}`);
@@ -45,4 +48,9 @@ export class ChaindNode {
   stop(): Promise<number> {
     return this.process.stop();
   }
+}
+
+/** The RPC's logged address (tcp://host:port, or host:port) as an http URL. */
+function rpcUrlOf(address: string): string {
+  return `http://${address.replace(/^\w+:\/\//, "")}`;
 }

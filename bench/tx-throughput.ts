@@ -1,3 +1,4 @@
+import { Agent, request } from "node:http";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { silentLogger } from "@chaind/core/logger";
@@ -5,54 +6,82 @@ import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { ChainNode } from "chaind/chain/chain-node";
 import { signTxDirect } from "chaind/client/direct-signing";
-import { signSecp256k1, verifySecp256k1 } from "chaind/crypto/secp256k1";
+import { secp256k1Backend, signSecp256k1, verifySecp256k1 } from "chaind/crypto/secp256k1";
 import { type BenchAccount, benchAccount } from "./bench-accounts.js";
 import { BENCH_CHAIN_ID, BENCH_DEFINITION, makeBenchHome } from "./bench-home.js";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
+import { ChaindNode } from "./chaind-node.js";
 import { scratchDir } from "./scratch-dir.js";
 
-/** One signed send per sender (sequence 0), so the run measures the pipeline, not sequence bookkeeping. */
-async function signedSends(senders: BenchAccount[], to: string): Promise<Uint8Array[]> {
-  const out: Uint8Array[] = [];
-  for (const [i, from] of senders.entries()) {
-    const msg = create(MsgSendSchema, {
-      fromAddress: from.address,
-      toAddress: to,
-      amount: [{ denom: "stake", amount: "1" }],
-    });
-    const any = create(AnySchema, {
+/** The issue's shape: this many accounts, each sending its own pre-signed txs in sequence order. */
+const SENDERS = 16;
+
+/** For each sender (account number = its index in genesis), its sends with sequences 0, 1, 2, ... */
+async function signedSequences(
+  senders: BenchAccount[],
+  perSender: number,
+  to: string,
+): Promise<Uint8Array[][]> {
+  const msgOf = (from: string) =>
+    create(AnySchema, {
       typeUrl: `/${MsgSendSchema.typeName}`,
-      value: toBinary(MsgSendSchema, msg),
-    });
-    out.push(
-      await signTxDirect(
-        { messages: [any], fee: { amount: [{ denom: "stake", amount: "2000" }], gasLimit: 200_000n } },
-        [from.signer(BigInt(i), 0n)],
-        BENCH_CHAIN_ID,
+      value: toBinary(
+        MsgSendSchema,
+        create(MsgSendSchema, {
+          fromAddress: from,
+          toAddress: to,
+          amount: [{ denom: "stake", amount: "1" }],
+        }),
       ),
-    );
+    });
+  const out: Uint8Array[][] = [];
+  for (const [i, from] of senders.entries()) {
+    const txs: Uint8Array[] = [];
+    for (let seq = 0; seq < perSender; seq++) {
+      txs.push(
+        await signTxDirect(
+          {
+            messages: [msgOf(from.address)],
+            fee: { amount: [{ denom: "stake", amount: "2000" }], gasLimit: 200_000n },
+          },
+          [from.signer(BigInt(i), BigInt(seq))],
+          BENCH_CHAIN_ID,
+        ),
+      );
+    }
+    out.push(txs);
   }
   return out;
 }
 
-/** Fresh chain, `txs` pre-signed sends: CheckTx each into the mempool, then produce blocks until it is empty. */
-async function oneRun(
-  opts: BenchOptions,
-  run: number,
-): Promise<{ committedPerSec: number; checkPerSec: number; blockPerSec: number; blocks: number }> {
+interface TxRun {
+  committedPerSec: number;
+  checkPerSec: number;
+  blockPerSec: number;
+  blocks: number;
+}
+
+function prepareHome(dir: string, senders: BenchAccount[], total: number, timeoutCommitMs?: number): void {
+  makeBenchHome({
+    home: dir,
+    funded: senders.map((s) => s.address),
+    maxBlockTxs: 10_000,
+    mempoolSize: Math.max(10_000, total),
+    timeoutCommitMs,
+  });
+}
+
+/** In-process: CheckTx every tx (the senders interleaved, each in order), then blocks until the mempool is empty. */
+async function inProcessRun(opts: BenchOptions, run: number): Promise<TxRun> {
   const dir = scratchDir("tx");
   let node: ChainNode | null = null;
   try {
-    const senders = Array.from({ length: opts.txs }, (_, i) => benchAccount(`bench-tx-${run}-${i}`));
-    const receiver = benchAccount("bench-tx-receiver");
-    makeBenchHome({
-      home: dir.path,
-      funded: senders.map((s) => s.address),
-      maxBlockTxs: 5000,
-      mempoolSize: Math.max(5000, opts.txs),
-    });
-    const txs = await signedSends(senders, receiver.address);
+    const senders = Array.from({ length: SENDERS }, (_, i) => benchAccount(`bench-tx-${run}-${i}`));
+    const perSender = Math.ceil(opts.txs / SENDERS);
+    prepareHome(dir.path, senders, perSender * SENDERS);
+    const bySender = await signedSequences(senders, perSender, benchAccount("bench-tx-receiver").address);
+    const txs = interleave(bySender);
     node = await ChainNode.open({ home: dir.path, definition: BENCH_DEFINITION }, { logger: silentLogger });
     await node.producer.produce();
     const t0 = performance.now();
@@ -66,11 +95,7 @@ async function oneRun(
     while (node.mempool.size > 0) {
       const b = await node.producer.produce();
       blocks++;
-      const results = await node.blocks.results(b.height);
-      for (const r of results?.txResults ?? []) {
-        if (r.code !== 0) throw new Error(`a send failed in block ${b.height}: code ${r.code} ${r.log}`);
-        committed++;
-      }
+      committed += countCommitted(await node.blocks.results(b.height), b.height);
     }
     const t2 = performance.now();
     if (committed !== txs.length) throw new Error(`${committed} of ${txs.length} sends committed`);
@@ -86,7 +111,106 @@ async function oneRun(
   }
 }
 
-/** Raw secp256k1 verifications per second for about `ms`: the ceiling of any chain that checks signatures. */
+function interleave(bySender: Uint8Array[][]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let seq = 0; seq < bySender[0].length; seq++) for (const txs of bySender) out.push(txs[seq]);
+  return out;
+}
+
+function countCommitted(
+  results: { txResults: { code: number; log: string }[] } | null | undefined,
+  height: number,
+): number {
+  for (const r of results?.txResults ?? [])
+    if (r.code !== 0) throw new Error(`a send failed in block ${height}: code ${r.code} ${r.log}`);
+  return results?.txResults.length ?? 0;
+}
+
+/** One JSON-RPC call over a kept-alive connection; the answer's `result`, or a throw with its error. */
+function rpcCall(url: URL, agent: Agent, method: string, params: object): Promise<Record<string, unknown>> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          if (answer.error) reject(new Error(`${method}: ${JSON.stringify(answer.error)}`));
+          else resolve(answer.result);
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
+ * A chaind process: 16 clients at once, each sending its account's txs in order with `broadcast_tx_sync`
+ * (each waits for CheckTx before the next, as a wallet does), timed until the node has committed them all.
+ */
+async function rpcRun(opts: BenchOptions, run: number): Promise<TxRun> {
+  const dir = scratchDir("tx-rpc");
+  let node: ChaindNode | null = null;
+  const agent = new Agent({ keepAlive: true, maxSockets: SENDERS });
+  try {
+    const senders = Array.from({ length: SENDERS }, (_, i) => benchAccount(`bench-rpc-${run}-${i}`));
+    const perSender = Math.ceil(opts.txs / SENDERS);
+    prepareHome(dir.path, senders, perSender * SENDERS, 100);
+    const bySender = await signedSequences(senders, perSender, benchAccount("bench-tx-receiver").address);
+    node = await ChaindNode.start(dir.path);
+    const url = new URL(node.rpcUrl);
+    const startHeight = node.height;
+    const t0 = performance.now();
+    await Promise.all(
+      bySender.map(async (txs) => {
+        for (const tx of txs) {
+          const r = (await rpcCall(url, agent, "broadcast_tx_sync", {
+            tx: Buffer.from(tx).toString("base64"),
+          })) as { code: number; log: string };
+          if (r.code !== 0) throw new Error(`broadcast_tx_sync refused a send: code ${r.code} ${r.log}`);
+        }
+      }),
+    );
+    const t1 = performance.now();
+    const total = perSender * SENDERS;
+    let committed = 0;
+    let height = startHeight;
+    while (committed < total) {
+      const status = (await rpcCall(url, agent, "status", {})) as {
+        sync_info: { latest_block_height: string };
+      };
+      const latest = Number(status.sync_info.latest_block_height);
+      for (; height < latest; height++) {
+        const r = (await rpcCall(url, agent, "block_results", { height: String(height + 1) })) as {
+          txs_results: { code: number; log: string }[] | null;
+        };
+        committed += countCommitted({ txResults: r.txs_results ?? [] }, height + 1);
+      }
+      if (committed < total) await new Promise((r) => setTimeout(r, 5));
+    }
+    const t2 = performance.now();
+    return {
+      committedPerSec: total / ((t2 - t0) / 1000),
+      checkPerSec: total / ((t1 - t0) / 1000),
+      blockPerSec: 0,
+      blocks: height - startHeight,
+    };
+  } finally {
+    agent.destroy();
+    await node?.stop();
+    dir.remove();
+  }
+}
+
+/** Secp256k1 verifications per second for about `ms`, through the node's own verify: the ceiling. */
 function verificationsPerSec(ms: number): number {
   const acct = benchAccount("bench-verify");
   const msg = sha256(new TextEncoder().encode("a sign doc of about the size of a send")).slice();
@@ -101,44 +225,53 @@ function verificationsPerSec(ms: number): number {
 }
 
 /**
- * Issue 8.4: signed bank sends committed per second (CheckTx, block execution with ante and signature checks,
- * commit), in-process, against the raw secp256k1 verifications per second of the same machine in the same run.
+ * Issue 18: signed bank sends committed per second, from 16 accounts each sending its txs in order, in-process
+ * and over RPC `broadcast_tx_sync` to a chaind process, against the secp256k1 verifications per second of the
+ * same machine in the same run (libsecp256k1 unless the binding failed to load, which the params say).
  */
 export async function txThroughput(opts: BenchOptions): Promise<BenchSection> {
   const verifies: number[] = [];
-  const runs: Awaited<ReturnType<typeof oneRun>>[] = [];
+  const local: TxRun[] = [];
+  const remote: TxRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
     verifies.push(verificationsPerSec(opts.quick ? 500 : 2000));
-    runs.push(await oneRun(opts, i));
+    local.push(await inProcessRun(opts, i));
+    remote.push(await rpcRun(opts, i));
   }
   const ceiling = figure("secp256k1 verifications/s", "verify/s", verifies);
+  const perSec = (runs: TxRun[], key: keyof TxRun) => runs.map((r) => r[key]);
   return {
     id: "tx",
     title: "Transaction throughput",
-    params: { sendsPerRun: opts.txs, runs: opts.runs, blocksPerRun: runs[0]?.blocks ?? 0 },
+    params: {
+      verifier: secp256k1Backend(),
+      senders: SENDERS,
+      sendsPerRun: Math.ceil(opts.txs / SENDERS) * SENDERS,
+      runs: opts.runs,
+      blocksPerRunInProcess: local[0]?.blocks ?? 0,
+      blocksPerRunRpc: remote[0]?.blocks ?? 0,
+    },
     figures: [
       ceiling,
       figure(
-        "sends committed/s (CheckTx + blocks)",
+        "RPC: sends committed/s (broadcast_tx_sync, 16 clients)",
         "tx/s",
-        runs.map((r) => r.committedPerSec),
+        perSec(remote, "committedPerSec"),
         ceiling,
       ),
+      figure("RPC: broadcast_tx_sync answered/s", "tx/s", perSec(remote, "checkPerSec"), ceiling),
       figure(
-        "CheckTx into the mempool/s",
+        "in-process: sends committed/s (CheckTx + blocks)",
         "tx/s",
-        runs.map((r) => r.checkPerSec),
+        perSec(local, "committedPerSec"),
         ceiling,
       ),
-      figure(
-        "block execution and commit/s",
-        "tx/s",
-        runs.map((r) => r.blockPerSec),
-        ceiling,
-      ),
+      figure("in-process: CheckTx into the mempool/s", "tx/s", perSec(local, "checkPerSec"), ceiling),
+      figure("in-process: block execution and commit/s", "tx/s", perSec(local, "blockPerSec"), ceiling),
     ],
     notes: [
-      "In-process (no network, no JSON-RPC): the figure is the app's pipeline, one core, signatures checked in CheckTx and again in the block as Cosmos does.",
+      "16 accounts, each sending its pre-signed sends in sequence order; a send's signature is checked once, in CheckTx, and the block reuses that result (the verified-tx cache); every block's batch is written with sync.",
+      "RPC: a chaind process with timeout_commit 100ms; 16 kept-alive HTTP clients in the benchmark's process (on the same two cores), timed until the last send is in a committed block.",
     ],
   };
 }

@@ -12,7 +12,7 @@
 //
 // bin/<name> is one file holding everything but Node itself: an esbuild bundle of the program and its
 // dependencies, made from the workspaces' TypeScript sources (never their dist/, which may be stale), with
-// LevelDB's native binding embedded (written to a cache file and loaded on first use), so a supervisor may
+// the native bindings of LevelDB and libsecp256k1 embedded (written to a cache file and loaded on first use), so a supervisor may
 // copy the file alone (cosmovisor's `init`, single-file downloads). Beside a chain binary, bin/swagger-ui/
 // holds the Swagger UI assets the REST server serves when api.swagger is on.
 
@@ -57,55 +57,91 @@ const CJS_BANNER = [
 ].join("\n");
 
 /**
- * classic-level's binding loader, replaced by one that loads the embedded binary from a content-named file in
- * a cache folder of this user's that no one else may write to (under /tmp another user could otherwise plant
- * a library for this program to load); a file whose digest is not the embedded one is written again.
+ * Source that defines `loadEmbedded()`: it loads a native binary embedded in the bundle from a content-named
+ * file in a cache folder of this user's that no one else may write to (under /tmp another user could otherwise
+ * plant a library for this program to load), writing the file again when its digest is not the embedded one.
+ * It throws when the folder is not safe.
  */
-function embeddedBindingPlugin(nodeFile: string, name: string): Plugin {
+function embeddedLoaderSource(nodeFile: string, name: string, library: string): string {
   const bytes = readFileSync(nodeFile);
   const digest = createHash("sha256").update(bytes).digest("hex");
+  return `
+const { createHash } = require("node:crypto");
+const { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { tmpdir } = require("node:os");
+function loadEmbedded() {
+  const uid = typeof process.getuid === "function" ? process.getuid() : null;
+  const dir = process.env.XDG_CACHE_HOME
+    ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
+    : join(tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
+    throw new Error(dir + " holds the ${library} library this program loads: it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)");
+  }
+  const file = join(dir, ${JSON.stringify(`${basename(nodeFile, ".node")}-${digest.slice(0, 16)}.node`)});
+  const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
+  if (!existsSync(file) || digestOf(file) !== "${digest}") {
+    const tmp = file + "." + process.pid;
+    writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
+    renameSync(tmp, file);
+  }
+  const m = { exports: {} };
+  process.dlopen(m, file);
+  return m.exports;
+}
+`;
+}
+
+/** classic-level's binding loader, replaced by one of the embedded binary; LevelDB is required to run at all. */
+function embeddedLevelDbPlugin(nodeFile: string, name: string): Plugin {
   return {
     name: "embedded-leveldb-binding",
     setup(b) {
       b.onLoad({ filter: /classic-level[\\/]binding\.js$/ }, () => ({
         loader: "js",
-        contents: `
-const { createHash } = require("node:crypto");
-const { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
-const { join } = require("node:path");
-const { tmpdir } = require("node:os");
-const uid = typeof process.getuid === "function" ? process.getuid() : null;
-const dir = process.env.XDG_CACHE_HOME
-  ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
-  : join(tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
-mkdirSync(dir, { recursive: true, mode: 0o700 });
-const st = lstatSync(dir);
-if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
-  process.stderr.write("Error: " + dir + " holds the LevelDB library this program loads: it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)\\n");
+        contents: `${embeddedLoaderSource(nodeFile, name, "LevelDB")}
+try {
+  module.exports = loadEmbedded();
+} catch (err) {
+  process.stderr.write("Error: " + err.message + "\\n");
   process.exit(1);
 }
-const file = join(dir, "classic-level-${digest.slice(0, 16)}.node");
-const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
-if (!existsSync(file) || digestOf(file) !== "${digest}") {
-  const tmp = file + "." + process.pid;
-  writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
-  renameSync(tmp, file);
-}
-const m = { exports: {} };
-process.dlopen(m, file);
-module.exports = m.exports;
 `,
       }));
     },
   };
 }
 
-/** This platform's prebuilt LevelDB binding from classic-level (glibc or musl on Linux). */
-function nativeBinding(): string {
-  const prebuilds = join(packageDir("classic-level"), "prebuilds");
+/**
+ * chaind's libsecp256k1 loader (node/src/crypto/secp256k1-binding.ts), replaced by one of the embedded binary
+ * wrapped in the `secp256k1` package's API; when it throws, chaind falls back to @noble/curves with a warning.
+ */
+function embeddedSecp256k1Plugin(nodeFile: string, name: string): Plugin {
+  return {
+    name: "embedded-secp256k1-binding",
+    setup(b) {
+      b.onLoad({ filter: /crypto[\\/]secp256k1-binding\.ts$/ }, (args) => ({
+        loader: "js",
+        resolveDir: dirname(args.path),
+        contents: `${embeddedLoaderSource(nodeFile, name, "libsecp256k1")}
+const wrap = require("secp256k1/lib/index.js");
+export function loadSecp256k1Binding() {
+  return wrap(new (loadEmbedded().Secp256k1)());
+}
+`,
+      }));
+    },
+  };
+}
+
+/** This platform's prebuilt binding from a package's prebuilds/ (glibc or musl on Linux). */
+function prebuiltBinding(pkg: string, from?: string): string {
+  const prebuilds = join(packageDir(pkg, from), "prebuilds");
   const dirs = [`${process.platform}-${process.arch}`, `${process.platform}-x64+arm64`];
   const dir = dirs.map((d) => join(prebuilds, d)).find((d) => existsSync(d));
-  if (!dir) throw new Error(`classic-level has no prebuilt binding for ${dirs[0]}`);
+  if (!dir) throw new Error(`${pkg} has no prebuilt binding for ${dirs[0]}`);
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   const musl = process.platform === "linux" && !report?.header?.glibcVersionRuntime;
   const files = readdirSync(dir).filter((f) => f.endsWith(".node"));
@@ -203,7 +239,10 @@ async function bundle(entry: string, executable: string, name: string, version: 
       "import.meta.url": "__releaseImportMetaUrl",
       __RELEASE_VERSION__: JSON.stringify(version),
     },
-    plugins: [embeddedBindingPlugin(nativeBinding(), name)],
+    plugins: [
+      embeddedLevelDbPlugin(prebuiltBinding("classic-level"), name),
+      embeddedSecp256k1Plugin(prebuiltBinding("secp256k1", join(root, "node")), name),
+    ],
     logLevel: "error",
     legalComments: "none",
     metafile: true,

@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -70,14 +71,18 @@ describe("npm run release", () => {
     expect(JSON.parse(version.stdout)).toMatchObject({ name: "chaind", version: "9.8.7" });
 
     const home = join(unpacked, "home");
+    const cache = join(unpacked, "cache");
     const made = await execa(
       bin,
       ["testnet", "--home", home, "--chain-id", "release-1", "--block-time", "100ms"],
-      {
-        reject: false,
-      },
+      { reject: false, env: { XDG_CACHE_HOME: cache } },
     );
     expect(made.exitCode, made.stderr).toBe(0);
+    // Making the test keys loaded libsecp256k1 from the copy embedded in the file, without falling back.
+    expect(made.stderr).not.toContain("libsecp256k1 could not be loaded");
+    expect(readdirSync(join(cache, "chaind-native")).filter((f) => f.startsWith("secp256k1"))).toHaveLength(
+      1,
+    );
     await useFreeListenerPorts(home);
     const start = execa(bin, ["start", "--home", home, "--halt-height", "3"], { reject: false, all: true });
     const done = await start;

@@ -9,7 +9,7 @@ import type { DecodedTx } from "../../app/tx-decoder.js";
 import { txSigners } from "../../app/tx-signers.js";
 import { addressFromPubKey } from "../../crypto/address.js";
 import { multisigAddress } from "../../crypto/multisig-address.js";
-import { verifySecp256k1 } from "../../crypto/secp256k1.js";
+import { VerifiedSignatures } from "../../crypto/verified-signatures.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
@@ -44,6 +44,8 @@ export function createAnteHandler(
   amino: AminoEncoder,
 ): AnteHandler {
   const minGasPrices = parseDecCoins(opts.minGasPrices);
+  // Shared by CheckTx, recheck and delivery: a tx's signature is checked once on its way into a block.
+  const signatures = new VerifiedSignatures();
   return async (ctx, tx, simulate) => {
     const params = await accounts.getParams(ctx);
     const fee = tx.authInfo.fee;
@@ -240,7 +242,7 @@ export function createAnteHandler(
       } else if (!simulate) {
         const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
         const pub = fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
-        if (!verifySecp256k1(pub, signBytes, tx.raw.signatures[i])) {
+        if (!signatures.verify(pub, signBytes, tx.raw.signatures[i])) {
           throw err(
             SdkErrors.Unauthorized,
             `signature verification failed; please verify account number (${acc.base.accountNumber}) and chain-id (${ctx.block.chainId})`,
