@@ -1,6 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { toHex } from "@chaind/core/hex";
 import {
   GetBlockByHeightResponseSchema,
   GetLatestBlockResponseSchema,
@@ -15,6 +14,7 @@ import type { App } from "../app/app.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL, COMET_VERSION } from "../consensus/comet-version.js";
+import { nodeIdOf } from "../consensus/node-id.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -68,7 +68,7 @@ export function registerTendermintService(registrar: ServiceRegistrar, deps: Ten
             block: BigInt(COMET_PROTOCOL.block),
             app: BigInt(app.info().appVersion),
           },
-          defaultNodeId: toHex(signer.address),
+          defaultNodeId: nodeIdOf(signer),
           listenAddr: deps.rpcAddress,
           network: deps.chainId,
           version: COMET_VERSION,

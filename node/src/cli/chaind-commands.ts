@@ -68,4 +68,20 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     describe: "Check the home before this binary takes over an upgrade (exit 0 ok, 30 failed, 31 retry)",
     load: async (p) => (await import("./pre-upgrade.js")).preUpgradeCommand(p) as Loaded,
   },
+  {
+    command: "comet <command>",
+    aliases: ["tendermint", "cometbft"],
+    describe: "CometBFT subcommands",
+    load: async () => (await import("./comet.js")).cometCommand as Loaded,
+  },
+  {
+    command: "debug <command>",
+    describe: "Tool for helping with debugging your application",
+    load: async () => (await import("./debug.js")).debugCommand as Loaded,
+  },
+  {
+    command: "config <command>",
+    describe: "Get and set client.toml, app.toml and config.toml values",
+    load: async () => (await import("./config.js")).configCommand as Loaded,
+  },
 ];

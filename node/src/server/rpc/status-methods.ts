@@ -1,7 +1,7 @@
-import { toHex } from "@chaind/core/hex";
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { BlockStore } from "../../consensus/block-store.js";
 import { COMET_CHANNELS, COMET_PROTOCOL, COMET_VERSION } from "../../consensus/comet-version.js";
+import { nodeIdOf } from "../../consensus/node-id.js";
 import { rfc3339 } from "../../consensus/rfc3339.js";
 import type { ValidatorSigner } from "../../consensus/validator-signer.js";
 import { hexUpper, pubKeyJson, validatorJson } from "./comet-json.js";
@@ -37,7 +37,7 @@ export async function cometStatus(s: StatusSource) {
         block: String(COMET_PROTOCOL.block),
         app: String(s.appVersion),
       },
-      id: toHex(signer.address),
+      id: nodeIdOf(signer),
       listen_addr: s.rpcAddress,
       network: s.chainId,
       version: COMET_VERSION,

@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Level } from "level";
+import { CliError } from "../client/cli-error.js";
+import type { HomeLayout } from "../config/home-layout.js";
+import { writeNewPrivValidatorKey } from "../config/priv-validator-key.js";
+
+/** CometBFT's last-signed record, at the start: nothing signed yet. */
+const FRESH_SIGN_STATE = `${JSON.stringify({ height: "0", round: 0, step: 0 }, null, 2)}\n`;
+
+export const PRIV_VALIDATOR_STATE = "priv_validator_state.json";
+
+/**
+ * Runs `wipe` while holding the database's LevelDB lock, so a node cannot start in the middle; a node that is
+ * running holds the lock already, and the reset is refused. A database that cannot be opened for another reason
+ * (damaged) is what a reset is for: it goes on.
+ */
+async function withStoppedNode(layout: HomeLayout, wipe: () => void): Promise<void> {
+  let db: Level<Uint8Array, Uint8Array> | undefined;
+  if (existsSync(layout.dbDir)) {
+    db = new Level(layout.dbDir, { createIfMissing: false, keyEncoding: "view", valueEncoding: "view" });
+    try {
+      await db.open();
+    } catch (e) {
+      db = undefined;
+      if ((e as { cause?: { code?: string } }).cause?.code === "LEVEL_LOCKED")
+        throw new CliError(
+          `the node of ${layout.home} is running (its database ${layout.dbDir} is locked): stop it before resetting`,
+        );
+    }
+  }
+  try {
+    wipe();
+  } finally {
+    await db?.close();
+  }
+  // The database's own files go last, once its lock is released.
+  rmSync(layout.dbDir, { recursive: true, force: true });
+}
+
+function writeFreshSignState(layout: HomeLayout): void {
+  mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(layout.dataDir, PRIV_VALIDATOR_STATE), FRESH_SIGN_STATE, { mode: 0o600 });
+}
+
+/**
+ * `reset-state`: removes the chain's data (blocks, state, indexes: everything under data/) and sets the
+ * validator's last-signed record back to height 0; keys and config stay as they are.
+ */
+export async function resetState(layout: HomeLayout): Promise<string[]> {
+  const removed: string[] = [];
+  await withStoppedNode(layout, () => {
+    if (!existsSync(layout.dataDir)) return;
+    for (const name of readdirSync(layout.dataDir)) {
+      const path = join(layout.dataDir, name);
+      if (name === PRIV_VALIDATOR_STATE || path === layout.dbDir) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    }
+  });
+  if (existsSync(layout.dbDir)) throw new CliError(`could not remove ${layout.dbDir}`);
+  removed.push(layout.dbDir);
+  writeFreshSignState(layout);
+  return removed;
+}
+
+/**
+ * `unsafe-reset-all`, as CometBFT does it: the whole data folder goes, the address book too unless kept, and the
+ * validator's last-signed record starts again at height 0 (a home without a validator key gets a new one).
+ */
+export async function unsafeResetAll(layout: HomeLayout, keepAddrBook: boolean): Promise<string[]> {
+  const removed: string[] = [];
+  const addrBook = join(layout.configDir, "addrbook.json");
+  await withStoppedNode(layout, () => {
+    if (!keepAddrBook && existsSync(addrBook)) {
+      rmSync(addrBook);
+      removed.push(addrBook);
+    }
+    for (const name of existsSync(layout.dataDir) ? readdirSync(layout.dataDir) : []) {
+      const path = join(layout.dataDir, name);
+      if (path !== layout.dbDir) rmSync(path, { recursive: true, force: true });
+    }
+  });
+  removed.push(layout.dataDir);
+  if (!existsSync(layout.privValidatorKey)) {
+    mkdirSync(layout.configDir, { recursive: true, mode: 0o700 });
+    writeNewPrivValidatorKey(layout.privValidatorKey);
+  }
+  writeFreshSignState(layout);
+  return removed;
+}
