@@ -68,7 +68,10 @@ export interface Session {
   io: KeysIo;
 }
 
-/** `chaind keys add|list|show|delete|rename|export|import|import-hex|mnemonic`, reading prompts from `io.stdin` (terminal or piped lines). */
+/**
+ * `chaind keys add|list|show|delete|rename|export|import|import-hex|mnemonic`, reading prompts from
+ * `io.stdin` (terminal or piped lines).
+ */
 export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs, KeysArgs> {
   const streams = (): KeysIo => ({
     stdin: io?.stdin ?? process.stdin,
