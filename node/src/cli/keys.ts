@@ -5,7 +5,17 @@ import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-
 import { keyOutput, keyOutputsText, keyPubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
+import { generateMnemonic } from "../crypto/hd-wallet.js";
 import type { GlobalArgs } from "./global-options.js";
+import { confirmKeyChange } from "./keys-confirmation.js";
+import {
+  exportCommand,
+  importCommand,
+  importHexCommand,
+  runExport,
+  runImport,
+  runImportHex,
+} from "./keys-export-import.js";
 
 /** Streams the command talks through; tests pass their own. */
 export interface KeysIo {
@@ -14,7 +24,7 @@ export interface KeysIo {
   stderr: NodeJS.WritableStream;
 }
 
-interface KeysArgs extends GlobalArgs, KeyringArgs {
+export interface KeysArgs extends GlobalArgs, KeyringArgs {
   prefix?: string;
   output?: string;
 }
@@ -28,6 +38,7 @@ interface AddArgs extends KeysArgs {
   multisig?: string;
   "multisig-threshold": number;
   nosort: boolean;
+  ledger: boolean;
 }
 
 interface ListArgs extends KeysArgs {
@@ -45,13 +56,22 @@ interface DeleteArgs extends KeysArgs {
   yes: boolean;
 }
 
-interface Session {
+interface RenameArgs extends KeysArgs {
+  old_name: string;
+  new_name: string;
+  yes: boolean;
+}
+
+export interface Session {
   ring: Keyring;
   input: TerminalInput;
   io: KeysIo;
 }
 
-/** `chaind keys add|list|show|delete`, reading prompts from `io.stdin` (terminal or piped lines). */
+/**
+ * `chaind keys add|list|show|delete|rename|export|import|import-hex|mnemonic`, reading prompts from
+ * `io.stdin` (terminal or piped lines).
+ */
 export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs, KeysArgs> {
   const streams = (): KeysIo => ({
     stdin: io?.stdin ?? process.stdin,
@@ -82,6 +102,11 @@ export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs,
         .command(listCommand(run(runList)))
         .command(showCommand(run(runShow)))
         .command(deleteCommand(run(runDelete)))
+        .command(renameCommand(run(runRename)))
+        .command(exportCommand(run(runExport)))
+        .command(importCommand(run(runImport)))
+        .command(importHexCommand(run(runImportHex)))
+        .command(mnemonicCommand(() => streams().stdout.write(`${generateMnemonic()}\n`)))
         .demandCommand(1, "a keys subcommand is required") as never,
     handler: () => {},
   };
@@ -125,6 +150,11 @@ function addCommand(handler: (a: AddArgs) => Promise<void>): CommandModule<KeysA
           type: "boolean",
           default: false,
           describe: "keep the --multisig keys in the order given (default: sorted by address, as Cosmos)",
+        })
+        .option("ledger", {
+          type: "boolean",
+          default: false,
+          describe: "store a Ledger key reference (not supported by this build)",
         }) as never,
     handler,
   };
@@ -185,7 +215,39 @@ function deleteCommand(handler: (a: DeleteArgs) => Promise<void>): CommandModule
   };
 }
 
+function renameCommand(handler: (a: RenameArgs) => Promise<void>): CommandModule<KeysArgs, RenameArgs> {
+  return {
+    command: "rename <old_name> <new_name>",
+    describe: "Rename a key; its address and secret stay the same",
+    builder: (y: Argv<KeysArgs>) =>
+      y
+        .positional("old_name", {
+          type: "string",
+          demandOption: true,
+          describe: "key name or bech32 address",
+        })
+        .positional("new_name", { type: "string", demandOption: true, describe: "the new name" })
+        .option("yes", {
+          alias: "y",
+          type: "boolean",
+          default: false,
+          describe: "skip the confirmation",
+        }) as never,
+    handler,
+  };
+}
+
+/** Needs no keyring: the words are printed, never stored. */
+function mnemonicCommand(handler: () => void): CommandModule<KeysArgs, KeysArgs> {
+  return {
+    command: "mnemonic",
+    describe: "Print a new 24-word BIP39 mnemonic (256 bits of entropy); nothing is stored",
+    handler,
+  };
+}
+
 async function runAdd({ ring, input, io }: Session, args: AddArgs): Promise<void> {
+  if (args.ledger) throw new CliError("--ledger: hardware wallets are not supported by this build of chaind");
   if (await ring.exists(args.name)) {
     throw new CliError(`key "${args.name}" already exists; delete it first with "keys delete ${args.name}"`);
   }
@@ -247,20 +309,43 @@ async function runShow({ ring, io }: Session, args: ShowArgs): Promise<void> {
 
 async function runDelete({ ring, input, io }: Session, args: DeleteArgs): Promise<void> {
   const info = await ring.get(args.name);
-  if (!args.yes) {
-    if (!input.isTTY) {
-      throw new CliError(
-        `refusing to delete key "${info.name}" without confirmation: stdin is not a terminal; pass --yes`,
-      );
-    }
-    const answer = await input.readLine("Key reference will be deleted. Continue? [y/N]: ", "confirmation");
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr.write("Aborted: key not deleted\n");
-      return;
-    }
+  const confirmed =
+    args.yes ||
+    (await confirmKeyChange(
+      input,
+      "Key reference will be deleted. Continue?",
+      `refusing to delete key "${info.name}" without confirmation`,
+    ));
+  if (!confirmed) {
+    io.stderr.write("Aborted: key not deleted\n");
+    return;
   }
   await ring.delete(info.name);
   io.stderr.write("Key deleted forever (uh oh!)\n");
+}
+
+async function runRename({ ring, input, io }: Session, args: RenameArgs): Promise<void> {
+  const info = await ring.get(args.old_name);
+  if (await ring.exists(args.new_name)) {
+    throw new CliError(`rename failed: key "${args.new_name}" already exists in the keyring`);
+  }
+  const confirmed =
+    args.yes ||
+    (await confirmKeyChange(
+      input,
+      `Key reference will be renamed from ${info.name} to ${args.new_name}. Continue?`,
+      `refusing to rename key "${info.name}" without confirmation`,
+    ));
+  if (!confirmed) {
+    io.stderr.write("Aborted: key not renamed\n");
+    return;
+  }
+  await ring.rename(info.name, args.new_name);
+  io.stderr.write(
+    info.type === "multi"
+      ? "Public key reference renamed\n"
+      : `Key was successfully renamed from ${info.name} to ${args.new_name}\n`,
+  );
 }
 
 /** Opens the keyring for one command, prompts through `io`. */

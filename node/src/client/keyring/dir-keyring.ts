@@ -73,27 +73,36 @@ export class DirKeyring implements Keyring {
     } catch (e) {
       throw new KeyringError("INVALID_MNEMONIC", (e as Error).message);
     }
-    const pubKey = secp256k1PublicKey(priv);
-    const addrHex = Buffer.from(addressFromPubKey(pubKey)).toString("hex");
-    const owner = this.nameAtAddress(addrHex);
-    if (owner !== null) {
-      throw new KeyringError(
-        "KEY_EXISTS",
-        `address ${this.address(pubKey)} is already in the keyring as "${owner}"`,
-      );
+    return { info: await this.storeLocal(name, priv, hdPath), mnemonic };
+  }
+
+  async importPrivateKey(name: string, priv: Uint8Array): Promise<LocalKeyInfo> {
+    checkKeyName(name);
+    if (existsSync(this.infoPath(name))) throw new KeyringError("KEY_EXISTS", `key "${name}" already exists`);
+    try {
+      secp256k1PublicKey(priv);
+    } catch {
+      throw new KeyringError("CORRUPT_KEY", "not a valid secp256k1 private key");
     }
-    const sealed = await this.deps.vault.seal(priv, pubKey);
-    const record: LocalKeyRecord = {
-      version: 1,
-      name,
-      type: "local",
-      algo: "secp256k1",
-      hd_path: hdPath,
-      pubkey: Buffer.from(pubKey).toString("base64"),
-      ...sealed,
-    };
-    this.store(record, addrHex);
-    return { info: { name, type: "local", address: this.address(pubKey), pubKey }, mnemonic };
+    return this.storeLocal(name, priv);
+  }
+
+  async exportPrivateKey(nameOrAddress: string): Promise<Uint8Array> {
+    return this.privateKey(this.readRecord(this.resolve(nameOrAddress)));
+  }
+
+  async rename(nameOrAddress: string, newName: string): Promise<KeyInfo> {
+    const record = this.readRecord(this.resolve(nameOrAddress));
+    checkKeyName(newName);
+    if (existsSync(this.infoPath(newName)))
+      throw new KeyringError("KEY_EXISTS", `rename failed: key "${newName}" already exists in the keyring`);
+    await this.deps.vault.unlock();
+    const oldName = record.name;
+    const renamed: KeyRecord = { ...record, name: newName };
+    // New file first, old one last: a crash in between leaves the key under both names, never under none.
+    this.store(renamed, Buffer.from(this.addressBytes(record)).toString("hex"));
+    rmIfPresent(this.infoPath(oldName));
+    return this.info(renamed);
   }
 
   async addMultisig(
@@ -179,6 +188,15 @@ export class DirKeyring implements Keyring {
         `key "${record.name}" is a multisig key: its members sign (tx sign --multisig), then tx multisign combines them`,
       );
     const pubKey = this.pubKey(record);
+    const priv = await this.privateKey(record);
+    return { address: this.address(pubKey), pubKey, sign: (bytes) => signSecp256k1(priv, bytes) };
+  }
+
+  /** A local key's private key, checked against its public key. */
+  private async privateKey(record: KeyRecord): Promise<Uint8Array> {
+    if (record.type !== "local")
+      throw new KeyringError("NOT_LOCAL", `key "${record.name}" is a multisig key: it has no private key`);
+    const pubKey = this.pubKey(record);
     const priv = await this.deps.vault.open(record, pubKey);
     let derived: Uint8Array;
     try {
@@ -192,7 +210,32 @@ export class DirKeyring implements Keyring {
         `key "${record.name}": private key does not match its public key`,
       );
     }
-    return { address: this.address(pubKey), pubKey, sign: (bytes) => signSecp256k1(priv, bytes) };
+    return priv;
+  }
+
+  /** Seals and writes a new local key; refuses an address the keyring already holds. */
+  private async storeLocal(name: string, priv: Uint8Array, hdPath?: string): Promise<LocalKeyInfo> {
+    const pubKey = secp256k1PublicKey(priv);
+    const addrHex = Buffer.from(addressFromPubKey(pubKey)).toString("hex");
+    const owner = this.nameAtAddress(addrHex);
+    if (owner !== null) {
+      throw new KeyringError(
+        "KEY_EXISTS",
+        `address ${this.address(pubKey)} is already in the keyring as "${owner}"`,
+      );
+    }
+    const sealed = await this.deps.vault.seal(priv, pubKey);
+    const record: LocalKeyRecord = {
+      version: 1,
+      name,
+      type: "local",
+      algo: "secp256k1",
+      ...(hdPath === undefined ? {} : { hd_path: hdPath }),
+      pubkey: Buffer.from(pubKey).toString("base64"),
+      ...sealed,
+    };
+    this.store(record, addrHex);
+    return { name, type: "local", address: this.address(pubKey), pubKey };
   }
 
   /** The key name for a name or a bech32 address, or KEY_NOT_FOUND. */

@@ -10,7 +10,8 @@ export type KeyringErrorCode =
   | "CORRUPT_KEY"
   | "NOT_LOCAL"
   | "INVALID_MULTISIG"
-  | "NO_INPUT";
+  | "NO_INPUT"
+  | "INVALID_ARMOR";
 
 /** An expected keyring failure; the message is fit to show a user as is. */
 export class KeyringError extends Error {

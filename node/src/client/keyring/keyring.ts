@@ -51,6 +51,12 @@ export interface Keyring {
   exists(nameOrAddress: string): Promise<boolean>;
   /** A local key's signer; a multisig key has none (NOT_LOCAL). */
   signer(nameOrAddress: string): Promise<KeySigner>;
+  /** Stores a raw 32-byte secp256k1 private key (`keys import`, `import-hex`); same refusals as `add`. */
+  importPrivateKey(name: string, priv: Uint8Array): Promise<LocalKeyInfo>;
+  /** A local key's 32-byte private key (`keys export`); a multisig key has none (NOT_LOCAL). */
+  exportPrivateKey(nameOrAddress: string): Promise<Uint8Array>;
+  /** Gives a key a new name; fails with KEY_EXISTS when `newName` is taken. */
+  rename(nameOrAddress: string, newName: string): Promise<KeyInfo>;
 }
 
 export type KeyringBackend = "test" | "file";
