@@ -66,11 +66,15 @@ export class BlockStore {
     const h = Number(block.header!.height);
     if (h !== this.saved + 1)
       throw new Error(`cannot save block ${h}: the last saved block is ${this.saved}`);
-    await this.store.db.batch([
-      { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
-      { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
-      { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
-    ]);
+    await this.store.db.batch(
+      [
+        { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+        { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
+        { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+      ],
+      // Synced before the app runs it, as CometBFT's block store is: a restart finds the block it executed.
+      { sync: true },
+    );
     this.saved = h;
   }
 

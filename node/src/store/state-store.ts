@@ -316,7 +316,8 @@ export class StateStore {
     this.commitEpoch++;
     this.latestCache.clear();
     try {
-      await batch.write();
+      // Synced: a block reported committed survives a power cut (docs/RELIABILITY.md, "Durable blocks").
+      await batch.write({ sync: true });
       this.meta = meta;
     } finally {
       this.commitEpoch++;
