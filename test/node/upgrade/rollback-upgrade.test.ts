@@ -1,5 +1,9 @@
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
+import { LineCollector } from "@chaind/harness/line-collector";
 import { MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { CounterModule } from "../../../fixtures/testchain/counter-module.js";
 import { NotesModule } from "../../../fixtures/testchain/notes-module.js";
@@ -16,6 +20,30 @@ const alice = testAccount("alice");
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : undefined);
 const key = (s: string) => new TextEncoder().encode(s);
 const hexUpper = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
+const VISOR = join(import.meta.dirname, "../../../supervisor/bin/visor.js");
+
+/** An executable visor can install and run: a script that runs a fixture version's built `chaind`. */
+function wrapperOf(dir: string, v: "v1" | "v2"): string {
+  const path = join(dir, `chaind-${v}`);
+  writeFileSync(path, `#!/bin/sh\nexec node ${JSON.stringify(testchainBin(v))} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** v1 schedules plan v2 at a height H and halts in block H (upgrade-info.json written); answers H. */
+async function runV1IntoTheHalt(chainId: string, open: (d: AppDefinition) => Promise<ChainNode>) {
+  const v1 = await open(testchainV1);
+  await v1.producer.produce();
+  const H = v1.store.latestHeight + 6;
+  await passProposal(v1, new TxSigner(alice, 0n, chainId), [
+    anyOf(MsgSoftwareUpgradeSchema, { authority: GOV_ADDRESS, plan: { name: "v2", height: BigInt(H) } }),
+  ]);
+  while (v1.store.latestHeight < H - 1) await v1.producer.produce();
+  await expect(v1.producer.produce()).rejects.toThrow('UPGRADE "v2" NEEDED');
+  const hashBeforeH = hexUpper(v1.store.latestAppHash);
+  await v1.close();
+  return { H, hashBeforeH };
+}
 
 /** A v2 whose handler returns without running the migrations: no error, the wrong state. */
 const wrongV2: AppDefinition = defineApp({
@@ -49,17 +77,7 @@ describe("the runbook: an upgrade handler wrote the wrong state; roll back, inst
     });
     cleanups.push(h.cleanup);
 
-    // v1 schedules the upgrade and halts in block H.
-    const v1 = await open(h.home, testchainV1);
-    await v1.producer.produce();
-    const H = v1.store.latestHeight + 6;
-    await passProposal(v1, new TxSigner(alice, 0n, h.chainId), [
-      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV_ADDRESS, plan: { name: "v2", height: BigInt(H) } }),
-    ]);
-    while (v1.store.latestHeight < H - 1) await v1.producer.produce();
-    await expect(v1.producer.produce()).rejects.toThrow('UPGRADE "v2" NEEDED');
-    const hashBeforeH = hexUpper(v1.store.latestAppHash);
-    await v1.close();
+    const { H, hashBeforeH } = await runV1IntoTheHalt(h.chainId, (d) => open(h.home, d));
 
     // The wrong v2 applies the plan at H without migrating, and the chain goes on two blocks.
     const wrong = await open(h.home, wrongV2);
@@ -98,5 +116,69 @@ describe("the runbook: an upgrade handler wrote the wrong state; roll back, inst
     const after = await open(h.home, testchainV2);
     expect(text(await after.store.get("notes", key("greeting"), H))).toBe("HELLO FROM V1");
     expect(text(await after.store.get("notes", key("greeting"), H - 1))).toBe("hello from v1");
+  }, 60_000);
+
+  it("under visor: stop visor, roll back with current's binary, put the fixed binary in upgrades/v2, start visor again", async () => {
+    const h = makeTestHome({
+      accounts: [{ account: alice, coins: "10000000000stake" }],
+      validator: { account: alice, stake: 1_000_000n },
+      govPeriodMs: 1000,
+      definition: testchainV1,
+    });
+    cleanups.push(h.cleanup);
+    const env = {
+      DAEMON_HOME: h.home,
+      DAEMON_NAME: "chaind",
+      DAEMON_POLL_INTERVAL: "100ms",
+      DAEMON_RESTART_AFTER_UPGRADE: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+      VISOR_PREFETCH: "false",
+      COSMOVISOR_COLOR_LOGS: "false",
+    };
+    const visor = (args: string[]) => execa("node", [VISOR, ...args], { env, reject: false, all: true });
+    /** `visor run start` until the node stops itself at `--halt-height`; answers visor's and the node's lines. */
+    async function runVisorUntil(haltHeight: number): Promise<string[]> {
+      const proc = execa(
+        "node",
+        [VISOR, "run", "start", "--home", h.home, "--halt-height", String(haltHeight)],
+        {
+          env,
+          reject: false,
+          all: true,
+          buffer: false,
+        },
+      );
+      const out = new LineCollector(proc.all!);
+      const r = await proc;
+      expect(r.exitCode, out.lines.join("\n")).toBe(0);
+      return out.lines;
+    }
+
+    const { H, hashBeforeH } = await runV1IntoTheHalt(h.chainId, (d) => open(h.home, d));
+    expect((await visor(["init", wrapperOf(h.home, "v1")])).exitCode).toBe(0);
+    // The binary for v2 that turns out wrong (here the same v2: what matters is where each step happens).
+    expect((await visor(["add-upgrade", "v2", wrapperOf(h.home, "v2")])).exitCode).toBe(0);
+    const first = await runVisorUntil(H + 1);
+    expect(first.join("\n")).toContain("switched current binary");
+    const hashAtH = first
+      .map((l) => l.match(new RegExp(`committed block .*height=${H} .*app_hash=([0-9A-F]+)`)))
+      .find((m) => m)![1];
+
+    // Roll back with the binary current runs, down to H-1 with block H kept.
+    const current = join(h.home, "cosmovisor", "current", "bin", "chaind");
+    const hard = await execa(current, ["rollback", "--hard", "--home", h.home], { reject: false });
+    expect(hard.stdout).toBe(`Rolled back state to height ${H} and hash ${hashAtH}`);
+    const soft = await execa(current, ["rollback", "--home", h.home], { reject: false });
+    expect(soft.stdout).toBe(`Rolled back state to height ${H - 1} and hash ${hashBeforeH}`);
+    const fixed = await visor(["add-upgrade", "v2", wrapperOf(h.home, "v2"), "--force"]);
+    expect(fixed.exitCode, fixed.all).toBe(0);
+
+    // Visor sees the plan current already runs: no upgrade again; the node executes block H with its handler.
+    const second = (await runVisorUntil(H + 1)).join("\n");
+    expect(second).not.toContain("upgrade detected");
+    expect(second).toMatch(new RegExp(`executing saved block .*height=${H}`));
+    expect(second).toMatch(new RegExp(`applying upgrade "v2" at height: ${H}`));
+    expect(second).toMatch(new RegExp(`committed block .*height=${H} .*app_hash=${hashAtH}`));
+    expect(second).toMatch(new RegExp(`committed block .*height=${H + 1} `));
   }, 60_000);
 });
