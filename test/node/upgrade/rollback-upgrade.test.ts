@@ -1,5 +1,5 @@
-import { chmodSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
 import { LineCollector } from "@chaind/harness/line-collector";
 import { MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
@@ -78,6 +78,22 @@ describe("the runbook: an upgrade handler wrote the wrong state; roll back, inst
     cleanups.push(h.cleanup);
 
     const { H, hashBeforeH } = await runV1IntoTheHalt(h.chainId, (d) => open(h.home, d));
+
+    // Halted in block H, the state is already the one before it (CometBFT's rule): rollback keeps everything,
+    // and --hard (tried on a copy of the home) removes only the saved block.
+    const copy = join(h.home, "..", `${basename(h.home)}-copy`);
+    cpSync(h.home, copy, { recursive: true });
+    cleanups.push(() => rmSync(copy, { recursive: true, force: true }));
+    for (const [home, args] of [
+      [h.home, []],
+      [copy, ["--hard"]],
+    ] as const) {
+      const r = await chaind(["rollback", "--home", home, ...args]);
+      expect(r.stdout, r.stderr).toBe(`Rolled back state to height ${H - 1} and hash ${hashBeforeH}`);
+    }
+    const status = async (home: string) =>
+      JSON.parse((await chaind(["status", "--home", home])).stdout).sync_info.latest_block_height;
+    expect([await status(h.home), await status(copy)]).toEqual([String(H), String(H - 1)]);
 
     // The wrong v2 applies the plan at H without migrating, and the chain goes on two blocks.
     const wrong = await open(h.home, wrongV2);
