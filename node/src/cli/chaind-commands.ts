@@ -64,6 +64,12 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async () => (await import("./status.js")).statusCommand as Loaded,
   },
   {
+    command: "rollback",
+    describe:
+      "Roll back the app state by one height; the next start executes the last block again (--hard: removes it)",
+    load: async () => (await import("./rollback.js")).rollbackCommand as Loaded,
+  },
+  {
     command: "pre-upgrade",
     describe: "Check the home before this binary takes over an upgrade (exit 0 ok, 30 failed, 31 retry)",
     load: async (p) => (await import("./pre-upgrade.js")).preUpgradeCommand(p) as Loaded,

@@ -1,6 +1,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import { safeUint64Key } from "../store/uint-keys.js";
@@ -97,6 +98,28 @@ export class BlockStore {
         }
       }
     });
+    return ops;
+  }
+
+  /**
+   * The batch operations that undo what `ops` recorded for an executed block (its results, tx-hash and event
+   * indexes), for a rollback; derived from its stored results, so they name exactly the keys written.
+   */
+  async recordsRemovalOps(height: number): Promise<BatchOp[]> {
+    const [res, block] = await Promise.all([this.results(height), this.block(height)]);
+    if (!res) return [];
+    const hashes = (block?.data?.txs ?? []).map((t) => sha256(t));
+    return this.ops(res, hashes).map((op) => ({ type: "del", key: op.key }));
+  }
+
+  /** The batch operations that remove a saved block (header, txs, meta, hash index), for a rollback. */
+  async blockRemovalOps(height: number): Promise<BatchOp[]> {
+    const meta = await this.meta(height);
+    const ops: BatchOp[] = [
+      { type: "del", key: blocks.encode(height) },
+      { type: "del", key: blockMetas.encode(height) },
+    ];
+    if (meta?.blockId) ops.push({ type: "del", key: blockHashes.encode(meta.blockId.hash) });
     return ops;
   }
 

@@ -15,7 +15,7 @@ export const KEYSPACE = {
   latest: 0x01,
   /** 0x02 | esc(store) T | esc(key) T | height -> 0x01 value | 0x00 (deleted): every version, for reads at a height. */
   versions: 0x02,
-  /** 0x03 | height | esc(store) T | key -> empty: what changed at a height, so pruning touches only that. */
+  /** 0x03 | height | esc(store) T | key -> empty: what changed at a height, so pruning and rollback touch only that. */
   changes: 0x03,
 } as const;
 

@@ -31,10 +31,16 @@ export interface StateStoreOptions {
   pruning: PruningOptions;
 }
 
-interface CommitMeta {
+/** The meta record: the last committed height, its app hash (hex) and the oldest readable height. */
+export interface CommitMeta {
   height: number;
   appHash: string;
   earliest: number;
+}
+
+/** The batch op that writes the meta record (every commit, pruning, a rollback). */
+export function commitMetaOp(meta: CommitMeta): Extract<BatchOp, { type: "put" }> {
+  return { type: "put", key: META_KEY, value: new TextEncoder().encode(JSON.stringify(meta)) };
 }
 
 const { latest: latestKeys, versions: versionKeys, changes: changeKeys } = StateStoreKeys;
@@ -312,7 +318,8 @@ export class StateStore {
       appHash: Buffer.from(appHash).toString("hex"),
       earliest: this.meta.earliest,
     };
-    batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
+    const metaOp = commitMetaOp(meta);
+    batch.put(metaOp.key, metaOp.value);
     this.commitEpoch++;
     this.latestCache.clear();
     try {
@@ -356,7 +363,8 @@ export class StateStore {
         }
       }
     }
-    batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
+    const metaOp = commitMetaOp(meta);
+    batch.put(metaOp.key, metaOp.value);
     await batch.write();
     this.logger.debug("pruned state", {
       earliest: newEarliest,
