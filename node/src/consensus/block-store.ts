@@ -51,6 +51,21 @@ export class BlockStore {
     return new BlockStore(store, Math.max(saved, committed));
   }
 
+  /**
+   * The records a node restored from a snapshot starts from (CometBFT's `bootstrap-state`): the last block, its
+   * meta and hash index, and its results, so the next block can name it and its results. Written with the
+   * restored state's commit meta, in the same batch.
+   */
+  static bootstrapOps(block: Block, meta: BlockMeta, res: BlockResults): BatchOp[] {
+    const h = Number(block.header!.height);
+    return [
+      { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+      { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
+      { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+      { type: "put", key: results.encode(h), value: encodeBlockResults(res) },
+    ];
+  }
+
   /** The last saved block (CometBFT's block store height): while the node is halted in a block, that block. */
   get height(): number {
     return this.saved;
