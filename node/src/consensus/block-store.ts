@@ -31,6 +31,8 @@ export class BlockStore {
   private constructor(
     private readonly store: StateStore,
     private saved: number,
+    /** The lowest stored block (CometBFT's base): 1, or a snapshot's height in a home restored from it; 0: none. */
+    private lowest: number,
   ) {}
 
   /** Finds the last saved block: the committed height, or one above it when that block was never applied. */
@@ -48,7 +50,15 @@ export class BlockStore {
       throw new Error(
         `block store holds blocks up to ${saved} but the state is at height ${committed}; the database is damaged`,
       );
-    return new BlockStore(store, Math.max(saved, committed));
+    let lowest = 0;
+    for await (const k of store.db.keys({ gte: blocks.prefix, lt: prefixEnd(blocks.prefix), limit: 1 }))
+      lowest = blocks.decode(k);
+    return new BlockStore(store, Math.max(saved, committed), lowest);
+  }
+
+  /** The lowest block the store holds (0 while it holds none). */
+  get base(): number {
+    return this.lowest;
   }
 
   /**
@@ -87,6 +97,7 @@ export class BlockStore {
       { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
     ]);
     this.saved = h;
+    if (this.lowest === 0) this.lowest = h;
   }
 
   /** The batch operations that record an executed block's results and tx indexes; the caller hands them to App.commit. */
