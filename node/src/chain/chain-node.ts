@@ -13,6 +13,8 @@ import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
+import { SnapshotScheduler } from "../snapshots/snapshot-scheduler.js";
+import { SnapshotStore } from "../snapshots/snapshot-store.js";
 import { pruningOptions } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { AppDefinition } from "./app-definition.js";
@@ -62,6 +64,8 @@ export class ChainNode {
     readonly genesis: GenesisHeader,
     readonly signer: ValidatorSigner,
     private readonly logger: Logger,
+    /** app.toml's state-sync snapshots; null when snapshot-interval is 0. */
+    private readonly snapshots: SnapshotScheduler | null,
   ) {}
 
   static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
@@ -128,6 +132,20 @@ export class ChainNode {
         if (haltTime > 0 && t >= haltTime) return `halt time ${haltTime} reached`;
         return null;
       };
+      const { snapshotInterval, snapshotKeepRecent } = appConfig.stateSync;
+      const snapshots =
+        snapshotInterval > 0
+          ? new SnapshotScheduler(
+              { interval: snapshotInterval, keepRecent: snapshotKeepRecent },
+              {
+                state: store,
+                snapshots: new SnapshotStore(layout.snapshotsDir),
+                chainId: genesis.chain_id,
+                logger: deps.logger.child("snapshots"),
+              },
+            )
+          : null;
+      if (snapshots) producer.onCommit((b) => snapshots.committed(b.height));
       const node = new ChainNode(
         layout,
         store,
@@ -141,6 +159,7 @@ export class ChainNode {
         genesis,
         signer,
         deps.logger,
+        snapshots,
       );
       registerTxService(app.registrar, { app, blocks, mempool, producer });
       registerTendermintService(app.registrar, {
@@ -178,6 +197,7 @@ export class ChainNode {
   /** Finishes the block in progress, then closes the database. */
   async close(): Promise<void> {
     await this.producer.stop();
+    await this.snapshots?.drain();
     await this.store.close();
   }
 }

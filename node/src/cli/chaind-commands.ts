@@ -70,6 +70,11 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async () => (await import("./rollback.js")).rollbackCommand as Loaded,
   },
   {
+    command: "snapshots <command>",
+    describe: "Manage local snapshots",
+    load: async () => (await import("./snapshots.js")).snapshotsCommand as Loaded,
+  },
+  {
     command: "pre-upgrade",
     describe: "Check the home before this binary takes over an upgrade (exit 0 ok, 30 failed, 31 retry)",
     load: async (p) => (await import("./pre-upgrade.js")).preUpgradeCommand(p) as Loaded,

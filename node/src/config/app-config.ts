@@ -159,6 +159,21 @@ export const APP_TOML = defineTable({
         doc: "The largest message the server sends.",
       }),
     }),
+    stateSync: section("state-sync", "State Sync Snapshots", {
+      snapshotInterval: setting({
+        name: "snapshot-interval",
+        type: whole,
+        default: 0,
+        unit: "blocks",
+        doc: "Take a state snapshot (data/snapshots/) after committing every height divisible by this (0 = off). Our snapshot format 1 is not wire-compatible with Cosmos's IAVL snapshots.",
+      }),
+      snapshotKeepRecent: setting({
+        name: "snapshot-keep-recent",
+        type: whole,
+        default: 2,
+        doc: "How many of the newest snapshots to keep (0 = keep all).",
+      }),
+    }),
   },
   check: (c) => {
     if (c.pruning !== "custom") return [];

@@ -34,6 +34,10 @@ export class HomeLayout {
   get dbDir(): string {
     return join(this.dataDir, "application.db");
   }
+  /** State snapshots: `<height>/<format>/` folders of chunk files and metadata (snapshots/snapshot-store.ts). */
+  get snapshotsDir(): string {
+    return join(this.dataDir, "snapshots");
+  }
   get upgradeInfoJson(): string {
     return join(this.dataDir, "upgrade-info.json");
   }

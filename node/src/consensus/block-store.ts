@@ -32,6 +32,8 @@ export class BlockStore {
   private constructor(
     private readonly store: StateStore,
     private saved: number,
+    /** The lowest stored block (CometBFT's base): 1, or a snapshot's height in a home restored from it; 0: none. */
+    private lowest: number,
   ) {}
 
   /** Finds the last saved block: the committed height, or one above it when that block was never applied. */
@@ -49,7 +51,30 @@ export class BlockStore {
       throw new Error(
         `block store holds blocks up to ${saved} but the state is at height ${committed}; the database is damaged`,
       );
-    return new BlockStore(store, Math.max(saved, committed));
+    let lowest = 0;
+    for await (const k of store.db.keys({ gte: blocks.prefix, lt: prefixEnd(blocks.prefix), limit: 1 }))
+      lowest = blocks.decode(k);
+    return new BlockStore(store, Math.max(saved, committed), lowest);
+  }
+
+  /** The lowest block the store holds (0 while it holds none). */
+  get base(): number {
+    return this.lowest;
+  }
+
+  /**
+   * The records a node restored from a snapshot starts from (CometBFT's `bootstrap-state`): the last block, its
+   * meta and hash index, and its results, so the next block can name it and its results. Written with the
+   * restored state's commit meta, in the same batch.
+   */
+  static bootstrapOps(block: Block, meta: BlockMeta, res: BlockResults): BatchOp[] {
+    const h = Number(block.header!.height);
+    return [
+      { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+      { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
+      { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+      { type: "put", key: results.encode(h), value: encodeBlockResults(res) },
+    ];
   }
 
   /** The last saved block (CometBFT's block store height): while the node is halted in a block, that block. */
@@ -77,6 +102,7 @@ export class BlockStore {
       { sync: true },
     );
     this.saved = h;
+    if (this.lowest === 0) this.lowest = h;
   }
 
   /** The batch operations that record an executed block's results and tx indexes; the caller hands them to App.commit. */

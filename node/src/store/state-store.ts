@@ -69,6 +69,8 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
  */
 /** Enough for every hot key of a busy block; past it the cache starts over rather than grow. */
 const LATEST_CACHE_ENTRIES = 10_000;
+/** Keys per batch when a snapshot is imported: bounded memory whatever the state's size. */
+const IMPORT_BATCH_ENTRIES = 10_000;
 
 export class StateStore {
   private meta: CommitMeta;
@@ -371,6 +373,48 @@ export class StateStore {
       removed,
       ms: Math.round(performance.now() - started),
     });
+  }
+
+  /** Whether the database holds nothing at all: no state, no block, not even a genesis record. */
+  async isEmpty(): Promise<boolean> {
+    for await (const _ of this.db.keys({ limit: 1 })) return false;
+    return true;
+  }
+
+  /**
+   * Fills an empty store with the state at `height` (a snapshot's), as if that height had just been committed:
+   * latest values and their versions at `height`, so reads and pruning go on as usual. Written in batches; the
+   * commit meta (with the caller's records) comes last, so until then the store reads as never committed.
+   */
+  async importState(
+    height: number,
+    appHash: Uint8Array,
+    items: AsyncIterable<{ store: string; key: Uint8Array; value: Uint8Array }>,
+    extraOps: BatchOp[],
+  ): Promise<number> {
+    if (this.meta.height !== 0)
+      throw new Error(`cannot import state: the store is at height ${this.meta.height}`);
+    let batch = this.db.batch();
+    let imported = 0;
+    for await (const { store, key, value } of items) {
+      batch.put(latestKeys.encode([store, key]), value);
+      batch.put(versionKeys.encode([store, key, height]), concatBytes(Uint8Array.of(VALUE), value));
+      if (this.pruning.keepRecent > 0) batch.put(changeKeys.encode([height, store, key]), new Uint8Array());
+      if (++imported % IMPORT_BATCH_ENTRIES === 0) {
+        await batch.write();
+        batch = this.db.batch();
+      }
+    }
+    for (const op of extraOps) {
+      if (op.type === "put") batch.put(op.key, op.value);
+      else batch.del(op.key);
+    }
+    const meta: CommitMeta = { height, appHash: Buffer.from(appHash).toString("hex"), earliest: height };
+    batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
+    await batch.write();
+    this.meta = meta;
+    this.latestCache.clear();
+    return imported;
   }
 
   async close(): Promise<void> {

@@ -59,6 +59,7 @@ const APP_KEYS = {
     "max-recv-msg-size": "10485760",
     "max-send-msg-size": "2147483647",
   },
+  "state-sync": { "snapshot-interval": 0, "snapshot-keep-recent": 2 },
 };
 const CONFIG_KEYS = {
   moniker: "m",

@@ -65,16 +65,18 @@ export interface TestnetKey {
 }
 
 /**
- * `chaind testnet --home home ...args`, its listeners moved to picked ports, and its node started until it has
- * committed block 2. Stop it with `stopNode`.
+ * `chaind testnet --home home ...args`, its listeners moved to picked ports, `beforeStart` given the home (to
+ * edit its config), and its node started until it has committed block 2. Stop it with `stopNode`.
  */
 export async function startTestnet(
   home: string,
   args: string[],
+  opts: { beforeStart?: (home: string) => void } = {},
 ): Promise<{ node: NodeProcess; rpc: string; keys: TestnetKey[] }> {
   const made = await chaind(["testnet", "--home", home, ...args]);
   if (made.exitCode !== 0) throw new Error(`chaind testnet failed: ${made.stderr}`);
   listenOnPickedPorts(home);
+  opts.beforeStart?.(home);
   const node = new NodeProcess(home);
   const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
   await node.waitFor(/committed block .*height=2 /);

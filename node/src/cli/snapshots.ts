@@ -1,0 +1,172 @@
+import { silentLogger } from "@chaind/core/logger";
+import type { Argv, CommandModule } from "yargs";
+import { readGenesisRecord } from "../chain/genesis-record.js";
+import { CliError } from "../client/cli-error.js";
+import { readGenesis } from "../config/genesis.js";
+import { readHomeConfig } from "../config/home-config.js";
+import { HomeLayout } from "../config/home-layout.js";
+import { readPrivValidatorKey } from "../config/priv-validator-key.js";
+import { defaultArchiveName, dumpSnapshot, loadSnapshot } from "../snapshots/snapshot-archive.js";
+import { exportSnapshot } from "../snapshots/snapshot-export.js";
+import { snapshotLine } from "../snapshots/snapshot-metadata.js";
+import { restoreSnapshot } from "../snapshots/snapshot-restore.js";
+import { SnapshotStore } from "../snapshots/snapshot-store.js";
+import { PRUNING_NOTHING, type PruningOptions, pruningOptions } from "../store/pruning.js";
+import { StateStore } from "../store/state-store.js";
+import type { GlobalArgs } from "./global-options.js";
+
+interface SnapshotIdArgs extends GlobalArgs {
+  height: string;
+  format: string;
+}
+
+/** A positional that must be a whole number from 1, refused in one line otherwise. */
+function positiveInt(name: string, raw: string | number | undefined): number {
+  const n = /^\d+$/.test(String(raw ?? "")) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
+/** Runs a step whose failures are the operator's to fix: each becomes one line prefixed with what failed. */
+async function step<T>(what: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`${what}: ${(e as Error).message}`);
+  }
+}
+
+/** The home's state store; the LevelDB lock refuses it while a node runs on this home. */
+function openState(home: string, pruning: PruningOptions): Promise<StateStore> {
+  return StateStore.open({ dir: new HomeLayout(home).dbDir, pruning }, { logger: silentLogger });
+}
+
+const snapshotStore = (home: string) => new SnapshotStore(new HomeLayout(home).snapshotsDir);
+
+const idPositionals = (y: Argv<GlobalArgs>) =>
+  y
+    .positional("height", { type: "string", describe: "the snapshot's height" })
+    .positional("format", { type: "string", describe: "the snapshot's format" }) as never;
+
+const listCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: "list",
+  describe: "List local snapshots",
+  handler: async (args) => {
+    const all = await step("cannot list snapshots", () => snapshotStore(args.home).list());
+    for (const m of all) process.stdout.write(`${snapshotLine(m)}\n`);
+  },
+};
+
+const exportCommand: CommandModule<GlobalArgs, GlobalArgs & { height?: number }> = {
+  command: "export",
+  describe: "Export app state to snapshot store (the node must be stopped)",
+  builder: (y) =>
+    y.option("height", {
+      type: "number",
+      describe: "height to export (default: the latest; an older one must not be pruned)",
+    }) as never,
+  handler: async (args) => {
+    const height = args.height === undefined ? undefined : positiveInt("--height", args.height);
+    const meta = await step("cannot export snapshot", async () => {
+      const state = await openState(args.home, PRUNING_NOTHING);
+      try {
+        const chainId =
+          (await readGenesisRecord(state))?.chain_id ??
+          readGenesis(new HomeLayout(args.home).genesisJson).chain_id;
+        return await exportSnapshot(state, snapshotStore(args.home), chainId, height);
+      } finally {
+        await state.close();
+      }
+    });
+    process.stdout.write(
+      `Snapshot created at height ${meta.height}, format ${meta.format}, chunks ${meta.chunks}\n`,
+    );
+  },
+};
+
+const restoreCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
+  command: "restore <height> <format>",
+  describe: "Restore app state from local snapshot into this fresh home (the node must be stopped)",
+  builder: idPositionals,
+  handler: async (args) => {
+    const height = positiveInt("height", args.height);
+    const format = positiveInt("format", args.format);
+    const result = await step("cannot restore snapshot", async () => {
+      const layout = new HomeLayout(args.home);
+      const snapshots = snapshotStore(args.home);
+      const meta = snapshots.require(height, format);
+      const target = {
+        chainId: readGenesis(layout.genesisJson).chain_id,
+        validatorAddress: readPrivValidatorKey(layout.privValidatorKey).address,
+      };
+      const state = await openState(args.home, pruningOptions(readHomeConfig(layout).app));
+      try {
+        return await restoreSnapshot(state, snapshots, meta, target);
+      } finally {
+        await state.close();
+      }
+    });
+    process.stdout.write(
+      `Snapshot restored at height ${height}, format ${format}: ${result.items} keys, app hash ${Buffer.from(result.appHash).toString("hex").toUpperCase()}\n`,
+    );
+  },
+};
+
+const dumpCommand: CommandModule<GlobalArgs, SnapshotIdArgs & { output?: string }> = {
+  command: "dump <height> <format>",
+  describe: "Dump the snapshot as portable archive format",
+  builder: (y) =>
+    (idPositionals(y) as Argv<GlobalArgs>).option("output", {
+      alias: "o",
+      type: "string",
+      describe: "output file (default: <height>-<format>.tar.gz)",
+    }) as never,
+  handler: async (args) => {
+    const height = positiveInt("height", args.height);
+    const format = positiveInt("format", args.format);
+    const output = args.output ?? defaultArchiveName(height, format);
+    await step("cannot dump snapshot", async () => {
+      const snapshots = snapshotStore(args.home);
+      await dumpSnapshot(snapshots, snapshots.require(height, format), output);
+    });
+    process.stdout.write(`${output}\n`);
+  },
+};
+
+const loadCommand: CommandModule<GlobalArgs, GlobalArgs & { file: string }> = {
+  command: "load <file>",
+  describe: "Load a snapshot archive file (.tar.gz) into snapshot store",
+  builder: (y) => y.positional("file", { type: "string", demandOption: true }) as never,
+  handler: async (args) => {
+    const meta = await step("cannot load snapshot", () => loadSnapshot(snapshotStore(args.home), args.file));
+    process.stdout.write(`${snapshotLine(meta)}\n`);
+  },
+};
+
+const deleteCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
+  command: "delete <height> <format>",
+  describe: "Delete a local snapshot",
+  builder: idPositionals,
+  handler: async (args) => {
+    const height = positiveInt("height", args.height);
+    const format = positiveInt("format", args.format);
+    await step("cannot delete snapshot", () => snapshotStore(args.home).delete(height, format));
+  },
+};
+
+/** `chaind snapshots ...`: state snapshots in data/snapshots/, as Cosmos SDK 0.50's command of that name. */
+export const snapshotsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: "snapshots <command>",
+  describe: "Manage local snapshots",
+  builder: (y) =>
+    y
+      .command(listCommand)
+      .command(exportCommand as never)
+      .command(restoreCommand as never)
+      .command(dumpCommand as never)
+      .command(loadCommand as never)
+      .command(deleteCommand as never)
+      .demandCommand(1) as never,
+  handler: () => {},
+};

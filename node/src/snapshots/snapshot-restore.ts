@@ -1,0 +1,111 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { toHexUpper } from "@chaind/core/hex";
+import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
+import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
+import { decodeBlockResults } from "../consensus/block-results.js";
+import { BlockStore } from "../consensus/block-store.js";
+import type { StateStore } from "../store/state-store.js";
+import { SnapshotError } from "./snapshot-error.js";
+import type { SnapshotMetadata } from "./snapshot-metadata.js";
+import { type SnapshotStore, snapshotName } from "./snapshot-store.js";
+import {
+  decodeSnapshotStream,
+  SNAPSHOT_FORMAT,
+  type SnapshotBootstrap,
+  type SnapshotItem,
+  type SnapshotRecord,
+} from "./snapshot-stream.js";
+
+/** Who restores: the home's chain (genesis chain id) and its validator, which must be the one that goes on. */
+export interface RestoreTarget {
+  chainId: string;
+  validatorAddress: Uint8Array;
+}
+
+function decodeProto<T>(what: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (e) {
+    throw new SnapshotError(`the snapshot's ${what} cannot be decoded: ${(e as Error).message}`);
+  }
+}
+
+/** Checks the bootstrap record against the metadata and the home, and decodes the last block's records. */
+function checkBootstrap(
+  b: SnapshotBootstrap,
+  meta: SnapshotMetadata,
+  target: RestoreTarget,
+): { block: Block; blockMeta: BlockMeta; appHash: Uint8Array } {
+  const name = snapshotName(meta.height, meta.format);
+  const { header } = b;
+  if (header.height !== meta.height || header.app_hash !== meta.app_hash)
+    throw new SnapshotError(
+      `snapshot ${name}: its stream and its metadata disagree on the height or app hash`,
+    );
+  if (header.chain_id !== target.chainId)
+    throw new SnapshotError(
+      `snapshot ${name} is of chain ${header.chain_id}, but this home's genesis is of chain ${target.chainId}`,
+    );
+  const block = decodeProto("last block", () => fromBinary(BlockSchema, b.block));
+  const blockMeta = decodeProto("last block meta", () => fromBinary(BlockMetaSchema, b.blockMeta));
+  if (Number(block.header?.height) !== meta.height || Number(blockMeta.header?.height) !== meta.height)
+    throw new SnapshotError(`snapshot ${name}: its last block is not block ${meta.height}`);
+  const proposer = block.header?.proposerAddress ?? new Uint8Array();
+  // The embedded producer signs every block with this home's key: a node with another key would fork the chain.
+  if (Buffer.compare(proposer, target.validatorAddress) !== 0)
+    throw new SnapshotError(
+      `snapshot ${name} was produced by validator ${toHexUpper(proposer)}, but this home's priv_validator_key.json ` +
+        `is validator ${toHexUpper(target.validatorAddress)}; restore into a home with the chain's validator key`,
+    );
+  return { block, blockMeta, appHash: new Uint8Array(Buffer.from(header.app_hash, "hex")) };
+}
+
+/** The state items after the bootstrap record. */
+async function* itemsOf(records: AsyncIterator<SnapshotRecord>): AsyncIterable<SnapshotItem> {
+  for (let r = await records.next(); !r.done; r = await records.next()) {
+    if (r.value.kind !== "item")
+      throw new SnapshotError("the snapshot stream holds a second bootstrap record");
+    yield r.value;
+  }
+}
+
+/**
+ * `snapshots restore`: verifies every chunk first (a corrupted one is refused by name before anything is
+ * written), then imports the state and the last block into an empty store. A failure while importing clears
+ * the store again, so the home stays fresh and the restore can be retried.
+ */
+export async function restoreSnapshot(
+  state: StateStore,
+  snapshots: SnapshotStore,
+  meta: SnapshotMetadata,
+  target: RestoreTarget,
+): Promise<{ items: number; appHash: Uint8Array }> {
+  if (meta.format !== SNAPSHOT_FORMAT)
+    throw new SnapshotError(
+      `snapshot format ${meta.format} is not supported (this node restores format ${SNAPSHOT_FORMAT})`,
+    );
+  if (!(await state.isEmpty()))
+    throw new SnapshotError(
+      `cannot restore into ${state.dir}: it already holds a chain; restore into a fresh home (or remove the data folder's application.db)`,
+    );
+  await snapshots.verify(meta);
+  const records = decodeSnapshotStream(snapshots.verifiedChunks(meta))[Symbol.asyncIterator]();
+  try {
+    const first = await records.next();
+    if (first.done || first.value.kind !== "bootstrap")
+      throw new SnapshotError("the snapshot stream does not start with its bootstrap record");
+    const { bootstrap } = first.value;
+    const { block, blockMeta, appHash } = checkBootstrap(bootstrap, meta, target);
+    const results = decodeProto("last block results", () => decodeBlockResults(bootstrap.blockResults));
+    const items = await state.importState(
+      meta.height,
+      appHash,
+      itemsOf(records),
+      BlockStore.bootstrapOps(block, blockMeta, results),
+    );
+    return { items, appHash };
+  } catch (e) {
+    await state.db.clear();
+    throw e;
+  }
+}

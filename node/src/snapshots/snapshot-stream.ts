@@ -1,0 +1,173 @@
+/**
+ * Snapshot format 1: our own byte stream of the app state at one height. It is not Cosmos's IAVL snapshot
+ * format (our state is not an IAVL tree), so a Cosmos node cannot restore it, nor we one of theirs.
+ *
+ *   stream    := MAGIC bootstrap item* END
+ *   bootstrap := 0x01 field(header JSON) field(Block) field(BlockMeta) field(block results)
+ *   item      := 0x02 field(store name) field(key) field(value)      sorted by (store, key), as the store keeps them
+ *   END       := 0xff
+ *   field     := u32 big-endian length | bytes
+ *
+ * The bootstrap record is what the block producer needs to go on from the snapshot's height: the last block,
+ * its meta (header, block id) and results, and the app hash (CometBFT's `bootstrap-state` keeps the same).
+ */
+export const SNAPSHOT_FORMAT = 1;
+
+const MAGIC = new TextEncoder().encode("chaind-snapshot/1\n");
+const BOOTSTRAP = 0x01;
+const ITEM = 0x02;
+const END = 0xff;
+
+/** What restoring needs besides the state: the chain, height and app hash, and the last block's records. */
+export interface SnapshotBootstrap {
+  header: { chain_id: string; height: number; app_hash: string };
+  block: Uint8Array;
+  blockMeta: Uint8Array;
+  blockResults: Uint8Array;
+}
+
+export interface SnapshotItem {
+  store: string;
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+export type SnapshotRecord =
+  | { kind: "bootstrap"; bootstrap: SnapshotBootstrap }
+  | ({ kind: "item" } & SnapshotItem);
+
+/** The stream is damaged or not format 1: chunk hashes matched, so the snapshot was made wrong. */
+export class SnapshotStreamError extends Error {
+  constructor(detail: string) {
+    super(`malformed snapshot stream: ${detail}`);
+    this.name = "SnapshotStreamError";
+  }
+}
+
+function record(kind: number, fields: Uint8Array[]): Uint8Array {
+  let size = 1;
+  for (const f of fields) size += 4 + f.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out[0] = kind;
+  let at = 1;
+  for (const f of fields) {
+    view.setUint32(at, f.length);
+    out.set(f, at + 4);
+    at += 4 + f.length;
+  }
+  return out;
+}
+
+/** The stream's bytes, piece by piece: magic and bootstrap, each item, then the end mark. */
+export async function* encodeSnapshotStream(
+  bootstrap: SnapshotBootstrap,
+  items: AsyncIterable<SnapshotItem>,
+): AsyncIterable<Uint8Array> {
+  const enc = new TextEncoder();
+  yield MAGIC;
+  yield record(BOOTSTRAP, [
+    enc.encode(JSON.stringify(bootstrap.header)),
+    bootstrap.block,
+    bootstrap.blockMeta,
+    bootstrap.blockResults,
+  ]);
+  for await (const item of items) yield record(ITEM, [enc.encode(item.store), item.key, item.value]);
+  yield Uint8Array.of(END);
+}
+
+/** Reads fields out of bytes that arrive in pieces (chunks), keeping what a piece cut short for the next. */
+class PieceReader {
+  private buf = new Uint8Array();
+  private at = 0;
+
+  push(piece: Uint8Array): void {
+    const rest = this.buf.subarray(this.at);
+    const next = new Uint8Array(rest.length + piece.length);
+    next.set(rest);
+    next.set(piece, rest.length);
+    this.buf = next;
+    this.at = 0;
+  }
+
+  get available(): number {
+    return this.buf.length - this.at;
+  }
+
+  /** `n` bytes, or undefined (nothing consumed) when fewer are here yet. */
+  take(n: number): Uint8Array | undefined {
+    if (this.available < n) return undefined;
+    const out = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+
+  /** A record of `count` fields after its kind byte, or undefined (nothing consumed) when it is not all here. */
+  fields(count: number): Uint8Array[] | undefined {
+    const start = this.at;
+    const view = new DataView(this.buf.buffer, this.buf.byteOffset);
+    const out: Uint8Array[] = [];
+    let at = start + 1;
+    for (let i = 0; i < count; i++) {
+      if (this.buf.length - at < 4) return undefined;
+      const len = view.getUint32(at);
+      if (this.buf.length - at - 4 < len) return undefined;
+      out.push(this.buf.slice(at + 4, at + 4 + len));
+      at += 4 + len;
+    }
+    this.at = at;
+    return out;
+  }
+
+  peek(): number | undefined {
+    return this.available > 0 ? this.buf[this.at] : undefined;
+  }
+}
+
+/** The records of a format-1 stream given as pieces in order; refuses a stream that is cut short or damaged. */
+export async function* decodeSnapshotStream(
+  pieces: AsyncIterable<Uint8Array>,
+): AsyncIterable<SnapshotRecord> {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const reader = new PieceReader();
+  let magicSeen = false;
+  let bootstrapSeen = false;
+  let ended = false;
+  for await (const piece of pieces) {
+    if (ended && piece.length > 0) throw new SnapshotStreamError("bytes after the end mark");
+    reader.push(piece);
+    if (!magicSeen) {
+      const magic = reader.take(MAGIC.length);
+      if (!magic) continue;
+      if (Buffer.compare(magic, MAGIC) !== 0) throw new SnapshotStreamError("not a format 1 snapshot");
+      magicSeen = true;
+    }
+    for (let kind = reader.peek(); kind !== undefined && !ended; kind = reader.peek()) {
+      if (kind === END) {
+        reader.take(1);
+        ended = true;
+        if (reader.available > 0) throw new SnapshotStreamError("bytes after the end mark");
+      } else if (kind === BOOTSTRAP) {
+        if (bootstrapSeen) throw new SnapshotStreamError("a second bootstrap record");
+        const f = reader.fields(4);
+        if (!f) break;
+        bootstrapSeen = true;
+        let header: SnapshotBootstrap["header"];
+        try {
+          header = JSON.parse(dec.decode(f[0]));
+        } catch {
+          throw new SnapshotStreamError("the bootstrap header is not JSON");
+        }
+        yield { kind: "bootstrap", bootstrap: { header, block: f[1], blockMeta: f[2], blockResults: f[3] } };
+      } else if (kind === ITEM) {
+        if (!bootstrapSeen) throw new SnapshotStreamError("a state item before the bootstrap record");
+        const f = reader.fields(3);
+        if (!f) break;
+        yield { kind: "item", store: dec.decode(f[0]), key: f[1], value: f[2] };
+      } else {
+        throw new SnapshotStreamError(`unknown record kind 0x${kind.toString(16).padStart(2, "0")}`);
+      }
+    }
+  }
+  if (!ended) throw new SnapshotStreamError("the stream ends before its end mark");
+}
