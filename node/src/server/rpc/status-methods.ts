@@ -28,7 +28,7 @@ export async function cometStatus(s: StatusSource) {
   const latest = blocks.height;
   const [meta, first] = await Promise.all([
     latest > 0 ? blocks.meta(latest) : undefined,
-    latest > 0 ? blocks.meta(1) : undefined,
+    latest > 0 ? blocks.meta(blocks.base) : undefined,
   ]);
   return {
     node_info: {
@@ -52,7 +52,7 @@ export async function cometStatus(s: StatusSource) {
       latest_block_time: rfc3339(meta?.header?.time),
       earliest_block_hash: hexUpper(first?.blockId?.hash),
       earliest_app_hash: hexUpper(first?.header?.appHash),
-      earliest_block_height: String(first ? 1 : 0),
+      earliest_block_height: String(first ? blocks.base : 0),
       earliest_block_time: rfc3339(first?.header?.time),
       catching_up: false,
     },
