@@ -224,4 +224,84 @@ describe("chaind export", () => {
       expect(await ask(forkRpc, path, schema, req as never), label).toBe(was);
     }
   });
+
+  it("--modules-to-export keeps only the named modules; an unknown one is refused", async () => {
+    // The previous test restarted the old node; the database is free again once it stops.
+    await stopNode(node);
+    node = undefined;
+    const only = await chaind([
+      "export",
+      "--home",
+      home,
+      "--height",
+      String(height),
+      "--modules-to-export",
+      "auth,bank",
+    ]);
+    expect(only.exitCode, only.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(only.stdout).app_state)).toEqual(["auth", "bank"]);
+    const unknown = await chaind(["export", "--home", home, "--modules-to-export", "bank,distribution"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr.trim()).toMatch(
+      /^Error: cannot export .*: module distribution does not exist; the app's modules are upgrade, auth, bank, staking, gov$/,
+    );
+  });
+
+  it("refuses a height beyond the latest and one below the first, with one line each", async () => {
+    const future = await chaind(["export", "--home", home, "--height", "999999"]);
+    expect(future.exitCode).toBe(1);
+    expect(future.stderr.trim()).toMatch(
+      /^Error: cannot export .*: cannot load state at height 999999; it is in the future \(latest height: \d+\)/,
+    );
+    expect(future.stderr.trim().split("\n")).toHaveLength(1);
+    const zero = await chaind(["export", "--home", home, "--height", "0"]);
+    expect(zero.exitCode).toBe(1);
+    expect(zero.stderr.trim()).toBe(
+      "Error: invalid --height 0: a block height of at least 1, or -1 for the latest",
+    );
+  });
+
+  it("--for-zero-height starts heights over: initial_height 0, unbonding creation heights 0; others than --jail-allowed-addrs are jailed", async () => {
+    const plain = JSON.parse((await chaind(["export", "--home", home, "--height", String(height)])).stdout);
+    const ubd = plain.app_state.staking.unbonding_delegations[0];
+    expect(Number(ubd.entries[0].creation_height)).toBeGreaterThan(0);
+    expect(plain.app_state.staking.validators[0].jailed).toBe(false);
+
+    const zero = await chaind(["export", "--home", home, "--height", String(height), "--for-zero-height"]);
+    expect(zero.exitCode, zero.stderr).toBe(0);
+    const z = JSON.parse(zero.stdout);
+    expect(z.initial_height).toBe(0);
+    expect(z.app_state.staking.unbonding_delegations[0].entries[0].creation_height).toBe("0");
+    expect(z.app_state.staking.unbonding_delegations[0].entries[0].completion_time).toBe(
+      ubd.entries[0].completion_time,
+    );
+    expect(z.app_state.staking.validators[0].unbonding_height).toBe("0");
+    expect(z.app_state.staking.validators[0].jailed).toBe(false);
+
+    const allowed = await chaind([
+      "export",
+      "--home",
+      home,
+      "--for-zero-height",
+      "--jail-allowed-addrs",
+      valoper,
+    ]);
+    expect(JSON.parse(allowed.stdout).app_state.staking.validators[0].jailed).toBe(false);
+    const other = new AddressCodec("sdkvaloper").toString(
+      new AddressCodec("sdk").fromString(key("bob").address),
+    );
+    const jailed = await chaind([
+      "export",
+      "--home",
+      home,
+      "--for-zero-height",
+      "--jail-allowed-addrs",
+      other,
+    ]);
+    expect(jailed.exitCode, jailed.stderr).toBe(0);
+    const j = JSON.parse(jailed.stdout);
+    expect(j.app_state.staking.validators[0].jailed).toBe(true);
+    // A jailed validator signs no blocks: it leaves the consensus validators.
+    expect(j.consensus.validators).toEqual([]);
+  });
 });
