@@ -146,10 +146,13 @@ export class App {
       throw new Error(`genesis chain id ${genesis.chain_id} does not match the node's ${this.opts.chainId}`);
     }
     for (const m of this.deps.modules) m.validateGenesis?.(genesis.app_state[m.name] ?? m.defaultGenesis?.());
+    // As CometBFT: the first block is initial_height, and its header carries genesis app_hash as the hash before it.
+    this.deps.store.setGenesisStart(genesis.initial_height, genesisAppHash(genesis.app_hash));
     const ms = new CacheMultiStore(this.deps.store.view());
     const block: BlockHeaderInfo = {
       chainId: genesis.chain_id,
-      height: 0,
+      // As Cosmos' InitChain: a chain that starts past height 1 runs its genesis at that height.
+      height: genesis.initial_height > 1 ? genesis.initial_height : 0,
       time: new Date(genesis.genesis_time),
       proposerAddress: new Uint8Array(),
     };
@@ -160,7 +163,7 @@ export class App {
     await this.deliverGenTxs(genesis, ms, block);
     this.genesisState = ms;
     this.checkState = ms.branch();
-    return { appHash: computeAppHash(new Uint8Array(), ms.changeSet()) };
+    return { appHash: computeAppHash(this.deps.store.latestAppHash, ms.changeSet()) };
   }
 
   /** Runs genesis transactions (gentxs collected into `genutil.gen_txs`) on top of the modules' genesis. */
@@ -194,7 +197,7 @@ export class App {
     return this.lock.run(async () => {
       const block: BlockHeaderInfo = {
         chainId: this.opts.chainId,
-        height: this.deps.store.latestHeight + 1,
+        height: this.deps.store.nextHeight,
         time: new Date(),
         proposerAddress: new Uint8Array(),
       };
@@ -240,8 +243,10 @@ export class App {
     return this.lock.run(async () => {
       const latest = this.deps.store.latestHeight;
       if (this.pending) throw new Error(`block ${this.pending.height} was finalized but not committed`);
-      if (req.height !== latest + 1)
-        throw new Error(`cannot finalize block ${req.height}: last committed is ${latest}`);
+      if (req.height !== this.deps.store.nextHeight)
+        throw new Error(
+          `cannot finalize block ${req.height}: last committed is ${latest}, the next is ${this.deps.store.nextHeight}`,
+        );
       const ms = this.genesisState ?? new CacheMultiStore(this.deps.store.view());
       const block: BlockHeaderInfo = {
         chainId: this.opts.chainId,
@@ -420,6 +425,11 @@ export class App {
       tx,
     };
   }
+}
+
+/** Genesis app_hash is hex (CometBFT's HexBytes, checked when genesis is read); absent, no hash. */
+function genesisAppHash(hex: string | null): Uint8Array {
+  return new Uint8Array(Buffer.from(hex ?? "", "hex"));
 }
 
 function noBlockYet(): ChainError {

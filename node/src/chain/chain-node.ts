@@ -2,7 +2,7 @@ import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
 import type { AppConfig } from "../config/app-config.js";
-import { DEFAULT_BECH32_PREFIX, readGenesis } from "../config/genesis.js";
+import { DEFAULT_BECH32_PREFIX, type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import type { NodeConfig } from "../config/node-config.js";
@@ -45,6 +45,20 @@ export async function storedAppVersion(store: StateStore): Promise<number> {
   return store.latestHeight > 0 ? Number(await readProtocolVersion(store)) : 0;
 }
 
+/**
+ * A genesis that lists its consensus validators (an exported one does) names who signs its blocks; the embedded
+ * producer signs with this home's validator key, so that key must be among them.
+ */
+function checkGenesisValidators(doc: GenesisDoc, signer: ValidatorSigner): void {
+  const listed = (doc.consensus.validators ?? []) as { address?: string }[];
+  if (listed.length === 0) return;
+  const own = Buffer.from(signer.address).toString("hex").toUpperCase();
+  if (!listed.some((v) => v.address?.toUpperCase() === own))
+    throw new Error(
+      `this home's validator key (address ${own}) is not among genesis consensus.validators (${listed.map((v) => v.address).join(", ")}); start the node with one of their priv_validator_key.json`,
+    );
+}
+
 /** The one validator of the embedded producer always holds all the (unit) voting power. */
 export const EMBEDDED_VOTING_POWER = 1n;
 
@@ -83,6 +97,7 @@ export class ChainNode {
       const kept = store.latestHeight > 0 ? await readGenesisRecord(store) : undefined;
       const doc = kept ? undefined : readGenesis(layout.genesisJson);
       const genesis = doc ? genesisHeader(doc) : (kept as GenesisHeader);
+      if (doc && store.latestHeight === 0) checkGenesisValidators(doc, signer);
       let app: App | undefined;
       const assembly = opts.definition.assemble({
         chainId: genesis.chain_id,

@@ -43,6 +43,11 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./testnet.js")).testnetCommand(await p.app()) as Loaded,
   },
   {
+    command: "export",
+    describe: "Export state to JSON as a genesis document (the node must be stopped)",
+    load: async (p) => (await import("./export.js")).exportCommand(await p.app()) as Loaded,
+  },
+  {
     command: "version",
     describe: "Print the application binary version information",
     load: async (p) => (await import("./version.js")).versionCommand(p) as Loaded,

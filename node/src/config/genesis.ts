@@ -40,8 +40,11 @@ export function validateGenesisShape(doc: unknown, source: string): GenesisDoc {
     fail(`chain_id ${JSON.stringify(g.chain_id)} must be 1-50 letters, digits, '.', '_' or '-'`);
   if (typeof g.genesis_time !== "string" || Number.isNaN(Date.parse(g.genesis_time)))
     fail("genesis_time must be an RFC 3339 time");
-  const ih = Number(g.initial_height ?? 1);
+  // CometBFT reads 0 (what `export --for-zero-height` writes) as 1.
+  const given = Number(g.initial_height ?? 1);
+  const ih = given === 0 ? 1 : given;
   if (!Number.isSafeInteger(ih) || ih < 1) fail("initial_height must be a positive integer");
+  if (g.app_hash && !/^([0-9a-fA-F]{2})+$/.test(g.app_hash)) fail("app_hash must be hex");
   if (g.app_state === null || typeof g.app_state !== "object") fail("app_state must be an object");
   const params = g.consensus?.params ?? defaultConsensusParams();
   return {

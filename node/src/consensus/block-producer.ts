@@ -193,8 +193,9 @@ export class BlockProducer {
   /** Makes the next block from the mempool and saves it; everything in it is known before execution. */
   private async saveNewBlock(): Promise<{ block: Block; hash: Uint8Array }> {
     const { app, blocks, mempool, signer } = this.deps;
-    const height = blocks.height + 1;
-    const prev = height > 1 ? await blocks.meta(height - 1) : undefined;
+    const height = blocks.nextHeight;
+    // The chain's first block (1, or genesis initial_height) has no block before it.
+    const prev = blocks.base > 0 ? await blocks.meta(height - 1) : undefined;
     const prevTime = prev?.header?.time
       ? Number(prev.header.time.seconds) * 1000 + Math.floor(prev.header.time.nanos / 1e6)
       : 0;
@@ -204,22 +205,21 @@ export class BlockProducer {
 
     const lastBlockId =
       prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
-    const prevResults = height > 1 ? await blocks.results(height - 1) : undefined;
+    const prevResults = prev ? await blocks.results(height - 1) : undefined;
     const lastCommit = create(CommitSchema, {
-      height: BigInt(height - 1),
+      height: BigInt(prev ? height - 1 : 0),
       round: 0,
       blockId: lastBlockId,
-      signatures:
-        height > 1
-          ? [
-              create(CommitSigSchema, {
-                blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT,
-                validatorAddress: signer.address,
-                timestamp: prev?.header?.time,
-                signature: signer.sign(toBinary(BlockIDSchema, lastBlockId)),
-              }),
-            ]
-          : [],
+      signatures: prev
+        ? [
+            create(CommitSigSchema, {
+              blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT,
+              validatorAddress: signer.address,
+              timestamp: prev?.header?.time,
+              signature: signer.sign(toBinary(BlockIDSchema, lastBlockId)),
+            }),
+          ]
+        : [],
     });
     const validatorsHash = merkleRoot([sha256(signer.pubKey)]);
     const header = create(HeaderSchema, {

@@ -32,34 +32,30 @@ export class BlockStore {
   private constructor(
     private readonly store: StateStore,
     private saved: number,
-    /** The lowest stored block (CometBFT's base): 1, or a snapshot's height in a home restored from it; 0: none. */
-    private lowest: number,
+    /** The lowest stored block (CometBFT's base): 1, genesis initial_height, or a restored snapshot's height. */
+    private first: number,
   ) {}
 
   /** Finds the last saved block: the committed height, or one above it when that block was never applied. */
   static async open(store: StateStore): Promise<BlockStore> {
-    let saved = 0;
-    for await (const k of store.db.keys({
-      gte: blocks.prefix,
-      lt: prefixEnd(blocks.prefix),
-      reverse: true,
-      limit: 1,
-    }))
-      saved = blocks.decode(k);
+    const edge = async (reverse: boolean) => {
+      for await (const k of store.db.keys({
+        gte: blocks.prefix,
+        lt: prefixEnd(blocks.prefix),
+        reverse,
+        limit: 1,
+      }))
+        return blocks.decode(k);
+      return 0;
+    };
+    const saved = await edge(true);
     const committed = store.latestHeight;
-    if (saved !== committed && saved !== committed + 1)
+    // Before the first commit, the one saved block is the chain's first, at whatever height genesis starts.
+    if (committed > 0 && saved !== committed && saved !== committed + 1)
       throw new Error(
         `block store holds blocks up to ${saved} but the state is at height ${committed}; the database is damaged`,
       );
-    let lowest = 0;
-    for await (const k of store.db.keys({ gte: blocks.prefix, lt: prefixEnd(blocks.prefix), limit: 1 }))
-      lowest = blocks.decode(k);
-    return new BlockStore(store, Math.max(saved, committed), lowest);
-  }
-
-  /** The lowest block the store holds (0 while it holds none). */
-  get base(): number {
-    return this.lowest;
+    return new BlockStore(store, Math.max(saved, committed), await edge(false));
   }
 
   /**
@@ -82,6 +78,16 @@ export class BlockStore {
     return this.saved;
   }
 
+  /** The first saved block (CometBFT's block store base): 1, genesis initial_height or a restored snapshot's height; 0 before any. */
+  get base(): number {
+    return this.first;
+  }
+
+  /** The height of the next block to save: one past the last, or where genesis starts the chain. */
+  get nextHeight(): number {
+    return this.saved > 0 ? this.saved + 1 : this.store.nextHeight;
+  }
+
   /** The saved block the app has not applied yet, if any. */
   get unappliedHeight(): number | undefined {
     return this.saved > this.store.latestHeight ? this.saved : undefined;
@@ -90,8 +96,8 @@ export class BlockStore {
   /** Saves the next block (header, txs, meta, hash index) in one write, before the app executes it. */
   async save(block: Block, meta: BlockMeta): Promise<void> {
     const h = Number(block.header!.height);
-    if (h !== this.saved + 1)
-      throw new Error(`cannot save block ${h}: the last saved block is ${this.saved}`);
+    if (h !== this.nextHeight)
+      throw new Error(`cannot save block ${h}: the next block is ${this.nextHeight}`);
     await this.store.db.batch(
       [
         { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
@@ -102,7 +108,7 @@ export class BlockStore {
       { sync: true },
     );
     this.saved = h;
-    if (this.lowest === 0) this.lowest = h;
+    if (this.first === 0) this.first = h;
   }
 
   /** The batch operations that record an executed block's results and tx indexes; the caller hands them to App.commit. */

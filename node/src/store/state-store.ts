@@ -74,6 +74,8 @@ const IMPORT_BATCH_ENTRIES = 10_000;
 
 export class StateStore {
   private meta: CommitMeta;
+  /** Before the first commit: the genesis initial_height and app_hash the chain starts from (InitChain). */
+  private start = { height: 1, appHash: "" };
   /** Odd while a commit is being written; a read that sees it even and unchanged saw no commit land. */
   private commitEpoch = 0;
   /**
@@ -120,8 +122,25 @@ export class StateStore {
     return this.meta.height;
   }
 
+  /** The last committed app hash; before the first block, the genesis app_hash (empty unless genesis names one). */
   get latestAppHash(): Uint8Array {
-    return new Uint8Array(Buffer.from(this.meta.appHash, "hex"));
+    const hex = this.meta.height === 0 ? this.start.appHash : this.meta.appHash;
+    return new Uint8Array(Buffer.from(hex, "hex"));
+  }
+
+  /** The height the next commit must have: one past the latest, or genesis initial_height for the first. */
+  get nextHeight(): number {
+    return this.meta.height === 0 ? this.start.height : this.meta.height + 1;
+  }
+
+  /**
+   * Where a chain begun from an exported genesis starts: its first block is `height` (genesis initial_height)
+   * and chains its app hash onto `appHash`, as CometBFT takes both from genesis. Only before the first commit.
+   */
+  setGenesisStart(height: number, appHash: Uint8Array): void {
+    if (this.meta.height !== 0)
+      throw new Error(`the chain has begun (height ${this.meta.height}); its start cannot change`);
+    this.start = { height, appHash: Buffer.from(appHash).toString("hex") };
   }
 
   /** The oldest height whose state can still be read. */
@@ -292,10 +311,10 @@ export class StateStore {
 
   /** Writes a block's state changes with the caller's records in one batch, then prunes when due. */
   async commit(height: number, changes: ChangeSet, extraOps: BatchOp[] = []): Promise<Uint8Array> {
-    if (height !== this.meta.height + 1) {
+    if (height !== this.nextHeight) {
       throw ChainError.wrap(
         SdkErrors.InvalidHeight,
-        `cannot commit height ${height}: the last committed height is ${this.meta.height}`,
+        `cannot commit height ${height}: the last committed height is ${this.meta.height}${this.meta.height === 0 ? ` (the chain starts at ${this.start.height})` : ""}`,
       );
     }
     const appHash = computeAppHash(this.latestAppHash, changes);
@@ -318,7 +337,8 @@ export class StateStore {
     const meta: CommitMeta = {
       height,
       appHash: Buffer.from(appHash).toString("hex"),
-      earliest: this.meta.earliest,
+      // No state exists below a chain's first block.
+      earliest: this.meta.height === 0 ? height : this.meta.earliest,
     };
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);

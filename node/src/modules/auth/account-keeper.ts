@@ -90,6 +90,11 @@ export class AccountKeeper {
     kv.set(AuthKeys.accountByNumber.encode(acc.base.accountNumber), addr);
   }
 
+  /** Genesis: the counter the next new account takes its number from. */
+  setNextAccountNumber(ctx: Context, n: bigint): void {
+    ctx.kv(AUTH_STORE).set(AuthKeys.nextAccountNumber, uint64Key.encode(n));
+  }
+
   async nextAccountNumber(ctx: Context): Promise<bigint> {
     const kv = ctx.kv(AUTH_STORE);
     const raw = await kv.get(AuthKeys.nextAccountNumber);

@@ -1,11 +1,11 @@
-import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { create, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { file_sdk_auth_v1beta1_auth } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import { type GenesisState, GenesisStateSchema } from "@chaind/proto/sdk/auth/v1beta1/genesis_pb";
 import { file_sdk_auth_v1beta1_query, Query } from "@chaind/proto/sdk/auth/v1beta1/query_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
-import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import { fromProtoJson, PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
@@ -38,7 +38,9 @@ export class AuthModule implements AppModule {
 
   private parse(state: unknown): GenesisState {
     try {
-      return fromJson(GenesisStateSchema, state as JsonValue, { registry: this.types.registry });
+      // Any type URLs as stored (`/sdk.crypto.secp256k1.PubKey`), not protojson's `type.googleapis.com/…`: an
+      // exported account's public key then reads back as it was.
+      return fromProtoJson(GenesisStateSchema, state as JsonValue, this.types);
     } catch (e) {
       throw new Error(`auth genesis: ${(e as Error).message}`);
     }
@@ -61,12 +63,18 @@ export class AuthModule implements AppModule {
   async initGenesis(ctx: Context, state: unknown): Promise<void> {
     const g = this.parse(state);
     this.keeper.setParams(ctx, g.params ?? defaultAuthParams());
-    for (const any of g.accounts) {
-      const acc = this.keeper.fromAny(any);
-      // Account numbers are reassigned in order, as Cosmos does, so a hand-written genesis cannot collide.
-      acc.base.accountNumber = await this.keeper.nextAccountNumber(ctx);
+    // Accounts keep their numbers, as in Cosmos, so a chain started from an export answers as the old one did;
+    // a number already taken (a hand-written genesis leaves them all 0) becomes the next free one, in file order.
+    const accounts = g.accounts
+      .map((any) => this.keeper.fromAny(any))
+      .sort((a, b) => Number(a.base.accountNumber - b.base.accountNumber));
+    let next = 0n;
+    for (const acc of accounts) {
+      if (acc.base.accountNumber < next) acc.base.accountNumber = next;
+      next = acc.base.accountNumber + 1n;
       this.keeper.setAccount(ctx, acc);
     }
+    this.keeper.setNextAccountNumber(ctx, next);
     // As Cosmos' auth genesis: the fee collector exists from the start, so the first tx's fee does not pay for
     // creating it (and fee-less gas simulation does not undershoot).
     await this.keeper.moduleAccount(ctx, FEE_COLLECTOR);

@@ -93,6 +93,18 @@ export class GovKeeper {
     return id;
   }
 
+  /** The id the next proposal will take, without taking it. */
+  async peekNextProposalId(ctx: Context): Promise<bigint> {
+    const v = await ctx.kv(GOV_STORE).get(GovKeys.nextId);
+    return v ? uint64Key.decode(v) : 1n;
+  }
+
+  /** Genesis: a deposit as exported (its coins are already in the gov account). */
+  setDeposit(ctx: Context, d: Deposit): void {
+    const key = this.depositKey(d.proposalId, this.addresses.fromString(d.depositor, "depositor"));
+    ctx.kv(GOV_STORE).set(key, toBinary(DepositSchema, d));
+  }
+
   setNextProposalId(ctx: Context, id: bigint): void {
     ctx.kv(GOV_STORE).set(GovKeys.nextId, uint64Key.encode(id));
   }

@@ -1,10 +1,11 @@
-import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonObject, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   file_sdk_gov_v1_gov,
   type GenesisState,
   GenesisStateSchema,
   type Proposal,
+  ProposalSchema,
   ProposalStatus,
 } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import { file_sdk_gov_v1_query, Query } from "@chaind/proto/sdk/gov/v1/query_pb";
@@ -16,7 +17,7 @@ import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import { EventManager } from "../../app/events.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
-import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
+import { fromProtoJson, PROTO_JSON_WRITE, toProtoJson } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { toChainError } from "../../errors/chain-error.js";
@@ -72,7 +73,11 @@ export class GovModule implements AppModule {
 
   private parse(state: unknown): GenesisState {
     try {
-      return fromJson(GenesisStateSchema, state as JsonValue, { registry: this.types.registry });
+      // Each proposal keeps the namespace (`/sdk.` or `/cosmos.`) its messages were submitted in, as stored.
+      const { proposals, ...rest } = (state ?? {}) as { proposals?: JsonValue[] };
+      const g = fromJson(GenesisStateSchema, rest as JsonValue, { registry: this.types.registry });
+      g.proposals = (proposals ?? []).map((p) => fromProtoJson(ProposalSchema, p, this.types));
+      return g;
     } catch (e) {
       throw new Error(`gov genesis: ${(e as Error).message}`);
     }
@@ -89,17 +94,39 @@ export class GovModule implements AppModule {
     this.keeper.setParams(ctx, g.params ?? defaultGovParams());
     this.keeper.setNextProposalId(ctx, g.startingProposalId || 1n);
     await this.accounts.moduleAccount(ctx, GOV_MODULE, ["burner"]);
+    // Proposals go back into the queue of the period they are in, as Cosmos' gov genesis does.
+    for (const p of g.proposals) {
+      this.keeper.setProposal(ctx, p);
+      if (p.status === ProposalStatus.DEPOSIT_PERIOD && p.depositEndTime)
+        this.keeper.queue(ctx, "inactive", timestampDate(p.depositEndTime).getTime(), p.id, true);
+      if (p.status === ProposalStatus.VOTING_PERIOD && p.votingEndTime)
+        this.keeper.queue(ctx, "active", timestampDate(p.votingEndTime).getTime(), p.id, true);
+    }
+    for (const d of g.deposits) this.keeper.setDeposit(ctx, d);
+    for (const v of g.votes) this.keeper.setVote(ctx, v);
   }
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {
     const proposals = [];
-    for await (const p of this.keeper.proposals(ctx)) proposals.push(p);
+    const deposits = [];
+    const votes = [];
+    for await (const p of this.keeper.proposals(ctx)) {
+      proposals.push(p);
+      for await (const d of this.keeper.deposits(ctx, p.id)) deposits.push(d);
+      for await (const v of this.keeper.votes(ctx, p.id)) votes.push(v);
+    }
     const g = create(GenesisStateSchema, {
-      startingProposalId: proposals.reduce((m, p) => (p.id >= m ? p.id + 1n : m), 1n),
-      proposals,
+      startingProposalId: await this.keeper.peekNextProposalId(ctx),
+      deposits,
+      votes,
       params: await this.keeper.getParams(ctx),
     });
-    return toJson(GenesisStateSchema, g, { ...PROTO_JSON_WRITE, registry: this.types.registry });
+    const json = toJson(GenesisStateSchema, g, {
+      ...PROTO_JSON_WRITE,
+      registry: this.types.registry,
+    }) as JsonObject;
+    json.proposals = proposals.map((p) => toProtoJson(ProposalSchema, p, this.types));
+    return json;
   }
 
   registerServices(r: ServiceRegistrar): void {

@@ -38,6 +38,29 @@ export class Redelegations {
       yield fromBinary(RedelegationSchema, v);
   }
 
+  async *all(ctx: Context): AsyncIterable<Redelegation> {
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.redelegation.prefix }))
+      yield fromBinary(RedelegationSchema, v);
+  }
+
+  /** Genesis: a redelegation as exported, with its index and an entry in the queue for each of its entries. */
+  import(
+    ctx: Context,
+    red: Redelegation,
+    addrs: { del: Uint8Array; src: Uint8Array; dst: Uint8Array },
+  ): void {
+    this.set(ctx, red, addrs);
+    for (const e of red.entries) {
+      const completion = e.completionTime ? timestampDate(e.completionTime) : new Date(0);
+      ctx
+        .kv(STAKING_STORE)
+        .set(
+          StakingKeys.redelegationQueue.encode([completion, addrs.del, addrs.src, addrs.dst]),
+          new Uint8Array(),
+        );
+    }
+  }
+
   addEntry(
     ctx: Context,
     red: Redelegation,

@@ -343,6 +343,22 @@ export class StakingKeeper {
     return v && fromBinary(UnbondingDelegationSchema, v);
   }
 
+  async *allUnbondings(ctx: Context): AsyncIterable<UnbondingDelegation> {
+    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.unbonding.prefix }))
+      yield fromBinary(UnbondingDelegationSchema, v);
+  }
+
+  /** Genesis: an unbonding as exported, queued to pay out at each entry's completion time. */
+  importUnbonding(ctx: Context, u: UnbondingDelegation): void {
+    this.setUnbonding(ctx, u);
+    const del = this.addresses.fromString(u.delegatorAddress, "unbonding delegator address");
+    const val = this.valoper.fromString(u.validatorAddress, "unbonding validator address");
+    for (const e of u.entries) {
+      const completion = e.completionTime ? timestampDate(e.completionTime) : new Date(0);
+      ctx.kv(STAKING_STORE).set(StakingKeys.unbondingQueue.encode([completion, del, val]), new Uint8Array());
+    }
+  }
+
   private setUnbonding(ctx: Context, u: UnbondingDelegation): void {
     const key = StakingKeys.unbonding.encode([
       this.addresses.fromString(u.delegatorAddress),

@@ -1,6 +1,7 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { file_sdk_staking_v1beta1_query, Query } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import {
+  BondStatus,
   file_sdk_staking_v1beta1_staking,
   type GenesisState,
   GenesisStateSchema,
@@ -17,7 +18,13 @@ import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { STAKING_AMINO_TYPES } from "./staking-amino.js";
 import { gentxCommand } from "./staking-cli.js";
-import { BONDED_POOL, defaultStakingParams, STAKING_STORE, type StakingKeeper } from "./staking-keeper.js";
+import {
+  BONDED_POOL,
+  defaultStakingParams,
+  NOT_BONDED_POOL,
+  STAKING_STORE,
+  type StakingKeeper,
+} from "./staking-keeper.js";
 import { stakingMsgServer } from "./staking-msg-server.js";
 import { stakingQueryServer } from "./staking-query-server.js";
 
@@ -77,7 +84,24 @@ export class StakingModule implements AppModule {
       bonded += BigInt(v.tokens || "0");
     }
     await this.keeper.importDelegations(ctx, g.delegations);
+    let unbonding = 0n;
+    for (const u of g.unbondingDelegations) {
+      this.keeper.importUnbonding(ctx, u);
+      for (const e of u.entries) unbonding += BigInt(e.balance || "0");
+    }
+    for (const r of g.redelegations)
+      this.keeper.redelegations.import(ctx, r, {
+        del: this.keeper.addresses.fromString(r.delegatorAddress, "redelegation delegator address"),
+        src: this.keeper.valoper.fromString(r.validatorSrcAddress, "redelegation source validator"),
+        dst: this.keeper.valoper.fromString(r.validatorDstAddress, "redelegation destination validator"),
+      });
     await this.accounts.moduleAccount(ctx, BONDED_POOL, ["burner", "staking"]);
+    // Unbonding stake waits in the not-bonded pool; as in Cosmos, its balance must be exactly what is unbonding.
+    const notBonded = await this.bank.getBalance(ctx, moduleAddress(NOT_BONDED_POOL), params.bondDenom);
+    if (notBonded !== unbonding)
+      throw new Error(
+        `staking genesis: not bonded pool balance is different from not bonded coins: ${notBonded}${params.bondDenom} and ${unbonding}${params.bondDenom}`,
+      );
     const pool = await this.bank.getBalance(ctx, moduleAddress(BONDED_POOL), params.bondDenom);
     if (pool !== bonded)
       throw new Error(
@@ -87,13 +111,26 @@ export class StakingModule implements AppModule {
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {
     const validators = [];
-    for await (const v of this.keeper.validators(ctx)) validators.push(v);
+    // Cosmos' consensus power: bonded tokens over the power reduction, 10^6.
+    let power = 0n;
+    for await (const v of this.keeper.validators(ctx)) {
+      validators.push(v);
+      if (v.status === BondStatus.BONDED) power += BigInt(v.tokens) / 1_000_000n;
+    }
     const delegations = [];
     for await (const d of this.keeper.allDelegations(ctx)) delegations.push(d);
+    const unbondingDelegations = [];
+    for await (const u of this.keeper.allUnbondings(ctx)) unbondingDelegations.push(u);
+    const redelegations = [];
+    for await (const r of this.keeper.redelegations.all(ctx)) redelegations.push(r);
     const g = create(GenesisStateSchema, {
       params: await this.keeper.getParams(ctx),
+      lastTotalPower: power.toString(),
       validators,
       delegations,
+      unbondingDelegations,
+      redelegations,
+      exported: true,
     });
     return toJson(GenesisStateSchema, g, { ...PROTO_JSON_WRITE, registry: this.types.registry });
   }
