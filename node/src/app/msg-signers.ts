@@ -1,4 +1,4 @@
-import { type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
+import { type DescField, type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
 import { signer } from "@chaind/proto/sdk/msg/v1/msg_pb";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -9,13 +9,9 @@ import { AddressCodec } from "./address-codec.js";
  * address; a message field (or list of them) defers to that message's own signer option.
  */
 export function msgSigners(desc: DescMessage, msg: Message, addresses: AddressCodec): string[] {
-  const names = getOption(desc, signer);
-  if (names.length === 0)
-    throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
   const out: string[] = [];
-  for (const name of names) {
-    const field = desc.fields.find((f) => f.name === name);
-    if (!field) throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
+  for (const field of signerFields(desc)) {
+    const name = field.name;
     const value = (msg as unknown as Record<string, unknown>)[field.localName];
     if (field.fieldKind === "scalar") {
       out.push(signerAccount(value as string, name, addresses));
@@ -25,6 +21,25 @@ export function msgSigners(desc: DescMessage, msg: Message, addresses: AddressCo
     }
   }
   return out;
+}
+
+// Read once per message type: option lookups cost more than the rest of a send's signer check.
+const fieldsByType = new WeakMap<DescMessage, DescField[]>();
+
+function signerFields(desc: DescMessage): DescField[] {
+  let fields = fieldsByType.get(desc);
+  if (!fields) {
+    const names = getOption(desc, signer);
+    if (names.length === 0)
+      throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
+    fields = names.map((name) => {
+      const field = desc.fields.find((f) => f.name === name);
+      if (!field) throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
+      return field;
+    });
+    fieldsByType.set(desc, fields);
+  }
+  return fields;
 }
 
 /** A signer field may hold an operator (`<prefix>valoper…`) address; the account that signs is the same bytes. */

@@ -7,7 +7,7 @@ import {
   type TxRaw,
   TxRawSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { Namespace } from "./namespace.js";

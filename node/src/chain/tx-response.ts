@@ -9,11 +9,11 @@ import {
   TxRawSchema,
   TxSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { AbciEvent } from "../app/events.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import { rfc3339 } from "../consensus/rfc3339.js";
+import { sha256 } from "../crypto/sha256.js";
 
 export function eventsProto(events: readonly AbciEvent[]) {
   return events.map((e) => ({

@@ -10,13 +10,13 @@ import {
   Service,
   SimulateResponseSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
 import type { BlockProducer } from "../consensus/block-producer.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import type { Mempool } from "../consensus/mempool.js";
 import { parseTxQuery, searchTxs } from "../consensus/tx-search.js";
+import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";

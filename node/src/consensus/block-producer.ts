@@ -14,9 +14,9 @@ import {
   PartSetHeaderSchema,
 } from "@chaind/proto/tendermint/types/types_pb";
 import { BlockIDFlag } from "@chaind/proto/tendermint/types/validator_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import type { TxResult } from "../app/tx-result.js";
+import { sha256 } from "../crypto/sha256.js";
 import type { BlockStore } from "./block-store.js";
 import { crashPoint } from "./crash-point.js";
 import type { Mempool } from "./mempool.js";

@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { sha256 } from "../crypto/sha256.js";
 import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import { safeUint64Key } from "../store/uint-keys.js";

@@ -1,9 +1,9 @@
 import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { App } from "../app/app.js";
 import { AsyncLock } from "../app/async-lock.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
+import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 

@@ -1,5 +1,5 @@
 import { concatBytes } from "@chaind/core/bytes";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { sha256 } from "../crypto/sha256.js";
 
 /** RFC 6962 Merkle root, the tree CometBFT uses for data and results hashes. */
 export function merkleRoot(items: readonly Uint8Array[]): Uint8Array {

@@ -1,5 +1,5 @@
 import { concatBytes } from "@chaind/core/bytes";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { sha256 } from "./sha256.js";
 
 // Amino's registered-type prefixes of tendermint/PubKeyMultisigThreshold and tendermint/PubKeySecp256k1.
 const MULTISIG_AMINO_PREFIX = Uint8Array.of(0x22, 0xc1, 0xf7, 0xe2);

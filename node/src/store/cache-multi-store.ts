@@ -1,12 +1,11 @@
 import { ChangeSet } from "./change-set.js";
+import { mapKey } from "./map-key.js";
 import type { IterateOptions, KVStore, MultiStore } from "./multi-store.js";
 
 interface Pending {
   key: Uint8Array;
   value: Uint8Array | null;
 }
-
-const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
 
 function inRange(key: Uint8Array, o: IterateOptions): boolean {
   if (
@@ -26,7 +25,7 @@ export class CacheKVStore implements KVStore {
   constructor(private readonly parent: KVStore) {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const p = this.pending.get(hexKey(key));
+    const p = this.pending.get(mapKey(key));
     if (p) return p.value ?? undefined;
     return this.parent.get(key);
   }
@@ -36,11 +35,11 @@ export class CacheKVStore implements KVStore {
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
-    this.pending.set(hexKey(key), { key: Uint8Array.from(key), value: Uint8Array.from(value) });
+    this.pending.set(mapKey(key), { key: Uint8Array.from(key), value: Uint8Array.from(value) });
   }
 
   delete(key: Uint8Array): void {
-    this.pending.set(hexKey(key), { key: Uint8Array.from(key), value: null });
+    this.pending.set(mapKey(key), { key: Uint8Array.from(key), value: null });
   }
 
   /** Merges the parent's keys with pending writes: deletions hidden, new keys included, order kept. */

@@ -1,3 +1,4 @@
+import { mapKey } from "./map-key.js";
 /** One write of a block: a new value, or null for a deletion. */
 export interface Change {
   store: string;
@@ -5,11 +6,9 @@ export interface Change {
   value: Uint8Array | null;
 }
 
-const hexKey = (k: Uint8Array) => Buffer.from(k).toString("hex");
-
 /**
  * Every write a block makes, at most one per (store, key) (a later write replaces an earlier one), listed in a
- * deterministic order. Keys are held by hex inside each store; bytes are kept, not copied.
+ * deterministic order. Keys are held as map keys (map-key.ts) inside each store; bytes are kept, not copied.
  */
 export class ChangeSet {
   private readonly byStore = new Map<string, Map<string, Change>>();
@@ -20,7 +19,7 @@ export class ChangeSet {
       m = new Map();
       this.byStore.set(store, m);
     }
-    m.set(hexKey(key), { store, key, value });
+    m.set(mapKey(key), { store, key, value });
   }
 
   delete(store: string, key: Uint8Array): void {

@@ -15,8 +15,11 @@ const straceWorks = spawnSync("strace", ["-f", "-e", "trace=fdatasync", "true"])
 function logSyncTimes(trace: string, dir: string): number[] {
   const out: number[] = [];
   for (const line of trace.split("\n")) {
-    const m = line.match(/^\d+\s+(\d+\.\d+) f(?:data)?sync\(\d+<([^>]+)>\) = 0/);
-    if (m && m[2].startsWith(dir) && m[2].endsWith(".log")) out.push(Number(m[1]));
+    // With -f, a call another thread interrupts is split: "fdatasync(21</x.log> <unfinished ...>", then "<...
+    // fdatasync resumed>) = 0". Either way the first part names the file, once per call.
+    const m = line.match(/^\d+\s+(\d+\.\d+) f(?:data)?sync\(\d+<([^>]+)>(?:\) = 0| <unfinished \.\.\.>)/);
+    if (!m) continue;
+    if (m[2].startsWith(dir) && m[2].endsWith(".log")) out.push(Number(m[1]));
   }
   return out;
 }
@@ -59,16 +62,17 @@ describe.skipIf(!straceWorks)(
         { reject: false, all: true, buffer: false, detached: true },
       );
       const out = new LineCollector(proc.all!);
-      // height -> when (epoch seconds) RPC status first reported it
+      // height -> when (epoch seconds) RPC abci_info first reported it committed (`status` may already name a block
+      // that is saved and still running)
       const reported = new Map<number, number>();
       try {
         const rpc = (await out.waitFor(/\brpc listening address=(\S+)/, 60_000))[1].replace(/^\w+:\/\//, "");
         const deadline = Date.now() + 60_000;
         while (reported.size < 8 && Date.now() < deadline) {
-          const res = await fetch(`http://${rpc}/status`).catch(() => null);
+          const res = await fetch(`http://${rpc}/abci_info`).catch(() => null);
           const at = Date.now() / 1000;
           if (res?.ok) {
-            const h = Number(((await res.json()) as StatusAnswer).result.sync_info.latest_block_height);
+            const h = Number(((await res.json()) as AbciInfoAnswer).result.response.last_block_height);
             if (h > 0 && !reported.has(h)) reported.set(h, at);
           }
           await new Promise((r) => setTimeout(r, 10));
@@ -90,6 +94,6 @@ describe.skipIf(!straceWorks)(
   },
 );
 
-interface StatusAnswer {
-  result: { sync_info: { latest_block_height: string } };
+interface AbciInfoAnswer {
+  result: { response: { last_block_height: string } };
 }

@@ -1,6 +1,6 @@
-import { sha256 } from "@noble/hashes/sha2.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import { parseTxQuery, searchTxs } from "../../consensus/tx-search.js";
+import { sha256 } from "../../crypto/sha256.js";
 import { base64, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
