@@ -83,6 +83,11 @@ export class App {
   readonly registrar = new ServiceRegistrar();
   readonly types: TypeRegistry;
   private readonly lock = new AsyncLock();
+  /**
+   * Txs CheckTx decoded, by the very bytes object the mempool keeps and the block hands back, so recheck and
+   * delivery skip decoding again. CheckTx runs no message, so what it decoded is still as decoded.
+   */
+  private readonly checkedTxs = new WeakMap<Uint8Array, DecodedTx>();
   private readonly simulations = new ConcurrencyGate(
     SIMULATION_CONCURRENCY,
     ({ running, waiting }) =>
@@ -330,11 +335,14 @@ export class App {
     parent: CacheMultiStore,
     block: BlockHeaderInfo,
   ): Promise<{ result: TxResult; tx?: DecodedTx }> {
-    let tx: DecodedTx;
-    try {
-      tx = decodeTx(txBytes, this.types);
-    } catch (e) {
-      return { result: errorResult(toChainError(e), 0n, 0n) };
+    let tx: DecodedTx | undefined = mode === "simulate" ? undefined : this.checkedTxs.get(txBytes);
+    if (!tx) {
+      try {
+        tx = decodeTx(txBytes, this.types);
+      } catch (e) {
+        return { result: errorResult(toChainError(e), 0n, 0n) };
+      }
+      if (mode === "check") this.checkedTxs.set(txBytes, tx);
     }
     const gasWanted = tx.authInfo.fee?.gasLimit ?? 0n;
     if (mode !== "finalize" && tx.msgs.length > MAX_TX_MSGS) {

@@ -1,10 +1,12 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { concatBytes } from "@chaind/core/bytes";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
 import { sha256 } from "../crypto/sha256.js";
 import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
-import { safeUint64Key } from "../store/uint-keys.js";
+import { stringKey } from "../store/string-key.js";
+import { safeUint64Key, uint32Key } from "../store/uint-keys.js";
 import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";
 import { BlockStoreKeys, txLocationCodec } from "./block-store-keys.js";
 
@@ -15,6 +17,17 @@ export interface TxLocation {
 }
 
 const { blocks, blockMetas, blockHashes, results, txIndex, txEvents } = BlockStoreKeys;
+
+/** The event index key's leading part for one `type.key`, cached: a block repeats the same few many times. */
+const eventKeyPrefixes = new Map<string, Uint8Array>();
+function eventKeyPrefix(composite: string): Uint8Array {
+  let prefix = eventKeyPrefixes.get(composite);
+  if (!prefix) {
+    prefix = txEvents.prefixOf(composite);
+    if (eventKeyPrefixes.size < 4096) eventKeyPrefixes.set(composite, prefix);
+  }
+  return prefix;
+}
 
 const encodeLocation = (l: TxLocation) => txLocationCodec.encode([l.height, l.index]);
 function decodeLocation(b: Uint8Array): TxLocation {
@@ -118,6 +131,8 @@ export class BlockStore {
     txHashes.forEach((hash, index) => {
       ops.push({ type: "put", key: txIndex.encode(hash), value: encodeLocation({ height: h, index }) });
       const seen = new Set<string>();
+      // The same bytes txEvents.encode([composite, value, h, index]) gives, built from cached parts.
+      const location = concatBytes(safeUint64Key.encode(h), uint32Key.encode(index));
       for (const e of res.txResults[index]?.events ?? []) {
         for (const a of e.attributes) {
           const composite = `${e.type}.${a.key}`;
@@ -125,7 +140,7 @@ export class BlockStore {
           const id = `${composite}\0${a.value}`;
           if (seen.has(id)) continue;
           seen.add(id);
-          const key = txEvents.encode([composite, a.value, h, index]);
+          const key = concatBytes(eventKeyPrefix(composite), stringKey.encodeNonTerminal(a.value), location);
           ops.push({ type: "put", key, value: new Uint8Array() });
         }
       }
