@@ -8,6 +8,7 @@ import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes } from "./escaped-bytes-key.js";
+import { bytesId, LatestReadCache, MAX_CACHED_SCAN_ENTRIES } from "./latest-read-cache.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
@@ -29,6 +30,8 @@ export interface StateStoreOptions {
   /** The LevelDB folder (`<home>/data/application.db`); created when missing. */
   dir: string;
   pruning: PruningOptions;
+  /** Bound of the cache of latest reads (default 10,000 values); 0 turns it off, to measure uncached reads. */
+  latestCacheEntries?: number;
 }
 
 interface CommitMeta {
@@ -57,22 +60,21 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
   return { gte, lt };
 }
 
-/**
- * Versioned key-value state on one LevelDB. Latest values are one `get`; a value at a retained height is one
- * seek. A block's writes, its records and the commit meta land in one atomic batch.
- */
 /** Enough for every hot key of a busy block; past it the cache starts over rather than grow. */
 const LATEST_CACHE_ENTRIES = 10_000;
+/** Entries a latest-keyspace scan asks LevelDB for at once: a default page (100) and its next key in one trip. */
+const SCAN_BATCH = MAX_CACHED_SCAN_ENTRIES + 1;
 
+/**
+ * Versioned key-value state on one LevelDB. Latest values are one synchronous `get`; a value at a retained
+ * height is one seek. A block's writes, its records and the commit meta land in one atomic batch.
+ */
 export class StateStore {
   private meta: CommitMeta;
   /** Odd while a commit is being written; a read that sees it even and unchanged saw no commit land. */
   private commitEpoch = 0;
-  /**
-   * Latest values read since the last commit: queries ask for the same few keys many times a block. Emptied by
-   * every commit, and bounded, so it never holds more than a block's worth of hot keys.
-   */
-  private readonly latestCache = new Map<string, Uint8Array | null>();
+  /** Latest values and small scans read since the last commit. */
+  private readonly latestCache: LatestReadCache;
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -82,8 +84,10 @@ export class StateStore {
     private readonly pruning: PruningOptions,
     private readonly logger: Logger,
     meta: CommitMeta,
+    latestCacheEntries: number,
   ) {
     this.meta = meta;
+    this.latestCache = new LatestReadCache(latestCacheEntries);
   }
 
   static async open(opts: StateStoreOptions, deps: { logger: Logger }): Promise<StateStore> {
@@ -105,7 +109,14 @@ export class StateStore {
       : { height: 0, appHash: "", earliest: 1 };
     const logger = deps.logger.child("store");
     logger.info("opened state store", { dir: opts.dir, height: meta.height, earliest: meta.earliest });
-    return new StateStore(db, opts.dir, opts.pruning, logger, meta);
+    return new StateStore(
+      db,
+      opts.dir,
+      opts.pruning,
+      logger,
+      meta,
+      opts.latestCacheEntries ?? LATEST_CACHE_ENTRIES,
+    );
   }
 
   get latestHeight(): number {
@@ -151,37 +162,33 @@ export class StateStore {
     this.checkHeight(height);
     // Most reads name the latest height (REST, gRPC and RPC queries without a height header): the latest
     // keyspace answers those without an iterator, unless a commit lands meanwhile.
-    const epoch = this.commitEpoch;
-    if (epoch % 2 === 0 && height === this.meta.height) {
-      const v = await this.getLatest(store, key);
-      if (this.commitEpoch === epoch) return v;
-    }
-    let found: Uint8Array | undefined;
-    for await (const [, v] of this.db.iterator({
-      gte: versionKeys.prefixOf(store, key),
-      lte: versionKeys.encode([store, key, height]),
-      reverse: true,
-      limit: 1,
-    })) {
-      found = v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
+    // While a commit is being written the latest keyspace may hold either height.
+    if (this.commitEpoch % 2 === 0 && height === this.meta.height) return this.getLatest(store, key);
+    // The newest version at or below the height: one reverse seek within the key's versions.
+    const group = versionKeys.prefixOf(store, key);
+    const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
+    let v: Uint8Array | undefined;
+    try {
+      v = await it.next();
+    } finally {
+      await it.close();
     }
     // Pruning may have run while we read; an answer from a pruned height could be wrong.
     this.checkHeight(height);
-    return found;
+    return v !== undefined && v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
   }
 
-  private async getLatest(store: string, key: Uint8Array): Promise<Uint8Array | undefined> {
-    const id = `${store}\0${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1")}`;
-    const hit = this.latestCache.get(id);
+  /**
+   * A synchronous LevelDB read (a point read is cheaper than a hop to LevelDB's thread pool and back), so no
+   * commit can land in between; one being written may or may not show, so its answer is not remembered.
+   */
+  private getLatest(store: string, key: Uint8Array): Uint8Array | undefined {
+    const id = `${store}\0${bytesId(key)}`;
+    const hit = this.latestCache.getValue(id);
     if (hit !== undefined) return hit === null ? undefined : hit.slice();
-    const epoch = this.commitEpoch;
-    const v = await this.db.get(latestKeys.encode([store, key]));
+    const v = this.db.getSync(latestKeys.encode([store, key]));
     const value = v === undefined ? undefined : new Uint8Array(v);
-    // Only a read that no commit overlapped may be remembered.
-    if (epoch % 2 === 0 && this.commitEpoch === epoch) {
-      if (this.latestCache.size >= LATEST_CACHE_ENTRIES) this.latestCache.clear();
-      this.latestCache.set(id, value === undefined ? null : value.slice());
-    }
+    if (this.commitEpoch % 2 === 0) this.latestCache.setValue(id, value === undefined ? null : value.slice());
     return value;
   }
 
@@ -197,16 +204,43 @@ export class StateStore {
     // show through. While a commit is being written the keyspace may hold either height: walk the versions.
     if (height === undefined || (height === this.meta.height && this.commitEpoch % 2 === 0)) {
       if (height !== undefined) this.checkHeight(height);
-      const base = latestKeys.prefixOf(store);
-      for await (const [k, v] of this.db.iterator({
-        ...bounds(base, opts),
-        reverse: opts.reverse ?? false,
-      })) {
-        yield [new Uint8Array(k.subarray(base.length)), new Uint8Array(v)];
-      }
+      yield* this.iterateLatest(store, opts);
       return;
     }
     yield* this.iterateAt(store, opts, height);
+  }
+
+  /** The latest keyspace in batches of entries; a small range read whole is remembered until the next commit. */
+  private async *iterateLatest(store: string, opts: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const base = latestKeys.prefixOf(store);
+    const range = bounds(base, opts);
+    const reverse = opts.reverse ?? false;
+    const id = `${store}\0${bytesId(range.gte)}\0${range.lt ? bytesId(range.lt) : ""}\0${reverse}`;
+    const hit = this.latestCache.getScan(id);
+    if (hit) {
+      for (const [k, v] of hit) yield [k.slice(), v.slice()];
+      return;
+    }
+    const epoch = this.commitEpoch;
+    const it = this.db.iterator({ ...range, reverse });
+    let kept: [Uint8Array, Uint8Array][] | null = [];
+    try {
+      for (let batch = await it.nextv(SCAN_BATCH); batch.length > 0; batch = await it.nextv(SCAN_BATCH)) {
+        for (const [k, v] of batch) {
+          const entry: [Uint8Array, Uint8Array] = [
+            new Uint8Array(k.subarray(base.length)),
+            new Uint8Array(v),
+          ];
+          if (kept && kept.length < MAX_CACHED_SCAN_ENTRIES) kept.push([entry[0].slice(), entry[1].slice()]);
+          else kept = null;
+          yield entry;
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    // Read to its end, and its snapshot taken with no commit under way or landed since: the latest state.
+    if (kept && epoch % 2 === 0 && this.commitEpoch === epoch) this.latestCache.setScan(id, kept);
   }
 
   /**
