@@ -36,8 +36,8 @@ export interface ChainNodeOptions {
   skipUpgradeHeights?: readonly number[];
   /** The home's app.toml and config.toml when the caller has read them already. */
   config?: HomeConfig;
-  /** The state store's cache of latest reads (StateStoreOptions); 0 turns it off, to measure uncached reads. */
-  latestCacheEntries?: number;
+  /** The state store's read caches (StateStoreOptions); 0 turns them off, to measure uncached reads. */
+  readCacheEntries?: number;
 }
 
 /** The app's protocol version as the last committed block left it (0 before the first block). */
@@ -72,7 +72,7 @@ export class ChainNode {
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const signer = readPrivValidatorKey(layout.privValidatorKey);
     const store = await StateStore.open(
-      { dir: layout.dbDir, pruning: pruningOptions(appConfig), latestCacheEntries: opts.latestCacheEntries },
+      { dir: layout.dbDir, pruning: pruningOptions(appConfig), readCacheEntries: opts.readCacheEntries },
       { logger: deps.logger.child("store") },
     );
     try {

@@ -8,10 +8,10 @@ import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes } from "./escaped-bytes-key.js";
-import { bytesId, LatestReadCache, MAX_CACHED_SCAN_ENTRIES } from "./latest-read-cache.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
+import { bytesId, MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
 import {
   changesUpTo,
   isVersionIn,
@@ -30,8 +30,8 @@ export interface StateStoreOptions {
   /** The LevelDB folder (`<home>/data/application.db`); created when missing. */
   dir: string;
   pruning: PruningOptions;
-  /** Bound of the cache of latest reads (default 10,000 values); 0 turns it off, to measure uncached reads. */
-  latestCacheEntries?: number;
+  /** Bound of each read cache (default 10,000 values); 0 turns them off, to measure uncached reads. */
+  readCacheEntries?: number;
 }
 
 interface CommitMeta {
@@ -60,8 +60,8 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
   return { gte, lt };
 }
 
-/** Enough for every hot key of a busy block; past it the cache starts over rather than grow. */
-const LATEST_CACHE_ENTRIES = 10_000;
+/** Enough for every hot key of a busy block; past it a cache starts over rather than grow. */
+const READ_CACHE_ENTRIES = 10_000;
 /** Entries a latest-keyspace scan asks LevelDB for at once: a default page (100) and its next key in one trip. */
 const SCAN_BATCH = MAX_CACHED_SCAN_ENTRIES + 1;
 
@@ -73,8 +73,10 @@ export class StateStore {
   private meta: CommitMeta;
   /** Odd while a commit is being written; a read that sees it even and unchanged saw no commit land. */
   private commitEpoch = 0;
-  /** Latest values and small scans read since the last commit. */
-  private readonly latestCache: LatestReadCache;
+  /** Latest values and small scans read since the last commit, which empties it. */
+  private readonly latestReads: ReadCache;
+  /** Values and small scans read at past heights: those never change, so only pruning makes one unreadable. */
+  private readonly pastReads: ReadCache;
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -84,10 +86,11 @@ export class StateStore {
     private readonly pruning: PruningOptions,
     private readonly logger: Logger,
     meta: CommitMeta,
-    latestCacheEntries: number,
+    readCacheEntries: number,
   ) {
     this.meta = meta;
-    this.latestCache = new LatestReadCache(latestCacheEntries);
+    this.latestReads = new ReadCache(readCacheEntries);
+    this.pastReads = new ReadCache(readCacheEntries);
   }
 
   static async open(opts: StateStoreOptions, deps: { logger: Logger }): Promise<StateStore> {
@@ -115,7 +118,7 @@ export class StateStore {
       opts.pruning,
       logger,
       meta,
-      opts.latestCacheEntries ?? LATEST_CACHE_ENTRIES,
+      opts.readCacheEntries ?? READ_CACHE_ENTRIES,
     );
   }
 
@@ -164,6 +167,9 @@ export class StateStore {
     // keyspace answers those without an iterator, unless a commit lands meanwhile.
     // While a commit is being written the latest keyspace may hold either height.
     if (this.commitEpoch % 2 === 0 && height === this.meta.height) return this.getLatest(store, key);
+    const id = `${height}\0${store}\0${bytesId(key)}`;
+    const hit = this.pastReads.getValue(id);
+    if (hit !== undefined) return hit ?? undefined;
     // The newest version at or below the height: one reverse seek within the key's versions.
     const group = versionKeys.prefixOf(store, key);
     const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
@@ -175,7 +181,9 @@ export class StateStore {
     }
     // Pruning may have run while we read; an answer from a pruned height could be wrong.
     this.checkHeight(height);
-    return v !== undefined && v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
+    const value = v !== undefined && v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
+    this.pastReads.setValue(id, value);
+    return value;
   }
 
   /**
@@ -184,11 +192,11 @@ export class StateStore {
    */
   private getLatest(store: string, key: Uint8Array): Uint8Array | undefined {
     const id = `${store}\0${bytesId(key)}`;
-    const hit = this.latestCache.getValue(id);
-    if (hit !== undefined) return hit === null ? undefined : hit.slice();
+    const hit = this.latestReads.getValue(id);
+    if (hit !== undefined) return hit ?? undefined;
     const v = this.db.getSync(latestKeys.encode([store, key]));
     const value = v === undefined ? undefined : new Uint8Array(v);
-    if (this.commitEpoch % 2 === 0) this.latestCache.setValue(id, value === undefined ? null : value.slice());
+    if (this.commitEpoch % 2 === 0) this.latestReads.setValue(id, value);
     return value;
   }
 
@@ -207,40 +215,41 @@ export class StateStore {
       yield* this.iterateLatest(store, opts);
       return;
     }
-    yield* this.iterateAt(store, opts, height);
+    this.checkHeight(height);
+    const range = `${opts.prefix ? bytesId(opts.prefix) : ""}\0${opts.start ? bytesId(opts.start) : ""}\0${opts.end ? bytesId(opts.end) : ""}`;
+    yield* this.pastReads.scan(
+      `${height}\0${store}\0${range}\0${opts.reverse ?? false}`,
+      () => this.iterateAt(store, opts, height),
+      () => true,
+    );
   }
 
   /** The latest keyspace in batches of entries; a small range read whole is remembered until the next commit. */
-  private async *iterateLatest(store: string, opts: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+  private iterateLatest(store: string, opts: IterateOptions): AsyncIterable<ScanEntry> {
     const base = latestKeys.prefixOf(store);
     const range = bounds(base, opts);
     const reverse = opts.reverse ?? false;
-    const id = `${store}\0${bytesId(range.gte)}\0${range.lt ? bytesId(range.lt) : ""}\0${reverse}`;
-    const hit = this.latestCache.getScan(id);
-    if (hit) {
-      for (const [k, v] of hit) yield [k.slice(), v.slice()];
-      return;
-    }
     const epoch = this.commitEpoch;
+    return this.latestReads.scan(
+      `${store}\0${bytesId(range.gte)}\0${range.lt ? bytesId(range.lt) : ""}\0${reverse}`,
+      () => this.scanLatest(base, range, reverse),
+      // Its snapshot taken with no commit under way nor landed since: the latest state.
+      () => epoch % 2 === 0 && this.commitEpoch === epoch,
+    );
+  }
+
+  private async *scanLatest(
+    base: Uint8Array,
+    range: { gte: Uint8Array; lt?: Uint8Array },
+    reverse: boolean,
+  ): AsyncIterable<ScanEntry> {
     const it = this.db.iterator({ ...range, reverse });
-    let kept: [Uint8Array, Uint8Array][] | null = [];
     try {
-      for (let batch = await it.nextv(SCAN_BATCH); batch.length > 0; batch = await it.nextv(SCAN_BATCH)) {
-        for (const [k, v] of batch) {
-          const entry: [Uint8Array, Uint8Array] = [
-            new Uint8Array(k.subarray(base.length)),
-            new Uint8Array(v),
-          ];
-          if (kept && kept.length < MAX_CACHED_SCAN_ENTRIES) kept.push([entry[0].slice(), entry[1].slice()]);
-          else kept = null;
-          yield entry;
-        }
-      }
+      for (let batch = await it.nextv(SCAN_BATCH); batch.length > 0; batch = await it.nextv(SCAN_BATCH))
+        for (const [k, v] of batch) yield [new Uint8Array(k.subarray(base.length)), new Uint8Array(v)];
     } finally {
       await it.close();
     }
-    // Read to its end, and its snapshot taken with no commit under way or landed since: the latest state.
-    if (kept && epoch % 2 === 0 && this.commitEpoch === epoch) this.latestCache.setScan(id, kept);
   }
 
   /**
@@ -348,7 +357,7 @@ export class StateStore {
     };
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
     this.commitEpoch++;
-    this.latestCache.clear();
+    this.latestReads.clear();
     try {
       await batch.write();
       this.meta = meta;
