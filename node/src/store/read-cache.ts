@@ -60,7 +60,9 @@ export class ReadCache {
   }
 }
 
-/** A cache id for bytes: latin1 maps each byte to one char, so distinct bytes give distinct ids. */
+/** A cache id for bytes: one char per byte, so distinct bytes give distinct ids. */
 export function bytesId(bytes: Uint8Array): string {
+  // Keys are short: one call, without the Buffer a latin1 decode would allocate.
+  if (bytes.length <= 256) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }

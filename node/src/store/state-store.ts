@@ -7,7 +7,7 @@ import { SdkErrors } from "../errors/sdk-errors.js";
 import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
-import { escapeBytes } from "./escaped-bytes-key.js";
+import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
@@ -46,6 +46,12 @@ const VALUE = 0x01;
 
 type Db = Level<Uint8Array, Uint8Array>;
 
+/** Names a range within a store (and its direction) for the read caches. */
+function rangeId(opts: IterateOptions): string {
+  const id = (b: Uint8Array | undefined) => (b ? bytesId(b) : "");
+  return `${id(opts.prefix)}\0${id(opts.start)}\0${id(opts.end)}\0${opts.reverse ?? false}`;
+}
+
 /** Converts a range within a store to absolute LevelDB bounds under `base` (the store's key prefix). */
 function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?: Uint8Array } {
   const prefix = opts.prefix ?? new Uint8Array();
@@ -77,6 +83,8 @@ export class StateStore {
   private readonly latestReads: ReadCache;
   /** Values and small scans read at past heights: those never change, so only pruning makes one unreadable. */
   private readonly pastReads: ReadCache;
+  /** Each store's key prefix in the latest and versions keyspaces: encoded once, not on every read. */
+  private readonly prefixes = new Map<string, { latest: Uint8Array; versions: Uint8Array }>();
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -171,7 +179,7 @@ export class StateStore {
     const hit = this.pastReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
     // The newest version at or below the height: one reverse seek within the key's versions.
-    const group = versionKeys.prefixOf(store, key);
+    const group = concatBytes(this.prefixesOf(store).versions, escapedBytesKey.encodeNonTerminal(key));
     const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
     let v: Uint8Array | undefined;
     try {
@@ -194,7 +202,7 @@ export class StateStore {
     const id = `${store}\0${bytesId(key)}`;
     const hit = this.latestReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
-    const v = this.db.getSync(latestKeys.encode([store, key]));
+    const v = this.db.getSync(concatBytes(this.prefixesOf(store).latest, key));
     const value = v === undefined ? undefined : new Uint8Array(v);
     if (this.commitEpoch % 2 === 0) this.latestReads.setValue(id, value);
     return value;
@@ -216,9 +224,8 @@ export class StateStore {
       return;
     }
     this.checkHeight(height);
-    const range = `${opts.prefix ? bytesId(opts.prefix) : ""}\0${opts.start ? bytesId(opts.start) : ""}\0${opts.end ? bytesId(opts.end) : ""}`;
     yield* this.pastReads.scan(
-      `${height}\0${store}\0${range}\0${opts.reverse ?? false}`,
+      `${height}\0${store}\0${rangeId(opts)}`,
       () => this.iterateAt(store, opts, height),
       () => true,
     );
@@ -226,13 +233,12 @@ export class StateStore {
 
   /** The latest keyspace in batches of entries; a small range read whole is remembered until the next commit. */
   private iterateLatest(store: string, opts: IterateOptions): AsyncIterable<ScanEntry> {
-    const base = latestKeys.prefixOf(store);
-    const range = bounds(base, opts);
+    const base = this.prefixesOf(store).latest;
     const reverse = opts.reverse ?? false;
     const epoch = this.commitEpoch;
     return this.latestReads.scan(
-      `${store}\0${bytesId(range.gte)}\0${range.lt ? bytesId(range.lt) : ""}\0${reverse}`,
-      () => this.scanLatest(base, range, reverse),
+      `${store}\0${rangeId(opts)}`,
+      () => this.scanLatest(base, bounds(base, opts), reverse),
       // Its snapshot taken with no commit under way nor landed since: the latest state.
       () => epoch % 2 === 0 && this.commitEpoch === epoch,
     );
@@ -264,7 +270,7 @@ export class StateStore {
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
     this.checkHeight(height);
     // Escaping preserves order and prefixes, so escaped bounds select exactly the keys in range.
-    const base = versionKeys.prefixOf(store);
+    const base = this.prefixesOf(store).versions;
     const rel = (k?: Uint8Array) => k && escapeBytes(k);
     const range = bounds(base, { prefix: rel(opts.prefix), start: rel(opts.start), end: rel(opts.end) });
     const reverse = opts.reverse ?? false;
@@ -312,6 +318,15 @@ export class StateStore {
     } finally {
       await it.close();
     }
+  }
+
+  private prefixesOf(store: string): { latest: Uint8Array; versions: Uint8Array } {
+    let p = this.prefixes.get(store);
+    if (!p) {
+      p = { latest: latestKeys.prefixOf(store), versions: versionKeys.prefixOf(store) };
+      this.prefixes.set(store, p);
+    }
+    return p;
   }
 
   /**
