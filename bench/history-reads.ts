@@ -77,7 +77,8 @@ export async function historyReads(opts: BenchOptions): Promise<BenchSection> {
     for (const q of queries) {
       await meanReadMicros(node, q.path, q.data, latest, Math.ceil(reads / 5));
       const cached: number[] = [];
-      for (let r = 0; r < opts.runs; r++) cached.push(await meanReadMicros(node, q.path, q.data, latest, reads));
+      for (let r = 0; r < opts.runs; r++)
+        cached.push(await meanReadMicros(node, q.path, q.data, latest, reads));
       figures.push(figure(`${q.name} at the latest height, cached`, "µs", cached, floors.get(q.name)));
     }
     const perBlock = (chain.bytesAtEnd - chain.bytesAfterGenesis) / (chain.blocks - 1);
