@@ -209,10 +209,16 @@ export class StateStore {
   }
 
   /** Keys of a store in order, at the latest height or at a retained one. */
-  async *iterate(
+  iterate(
     store: string,
     opts: IterateOptions & { height?: number } = {},
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // Decided when the iteration starts, as a generator would, but handing over the reader itself: no extra
+    // step for each entry.
+    return { [Symbol.asyncIterator]: () => this.reader(store, opts)[Symbol.asyncIterator]() };
+  }
+
+  private reader(store: string, opts: IterateOptions & { height?: number }): AsyncIterable<ScanEntry> {
     this.opCounter?.read();
     const { height } = opts;
     // A pinned height that is still the latest reads the latest keyspace, as cheap as an unpinned read: LevelDB
@@ -220,11 +226,10 @@ export class StateStore {
     // show through. While a commit is being written the keyspace may hold either height: walk the versions.
     if (height === undefined || (height === this.meta.height && this.commitEpoch % 2 === 0)) {
       if (height !== undefined) this.checkHeight(height);
-      yield* this.iterateLatest(store, opts);
-      return;
+      return this.iterateLatest(store, opts);
     }
     this.checkHeight(height);
-    yield* this.pastReads.scan(
+    return this.pastReads.scan(
       `${height}\0${store}\0${rangeId(opts)}`,
       () => this.iterateAt(store, opts, height),
       () => true,
