@@ -18,6 +18,8 @@ describe("parseRequestTarget", () => {
       "/sdk/x?a=1&a=2&b=%zz&=c&d",
       "//x/y",
       "/a/../b/./c",
+      "/a/%2e%2e/b/%2E/c",
+      "/a/.%2e/b?x=%2e",
       "/a b/c",
       "/sdk/x/caf%C3%A9?q=caf%C3%A9&r=é",
       "/x#frag",

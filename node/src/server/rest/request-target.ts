@@ -6,9 +6,9 @@ export interface RequestTarget {
 
 /**
  * Targets WHATWG URL parsing leaves as they are: an origin-form path and query of characters it neither
- * escapes nor rewrites. Dot segments (`/a/../b`) are left to URL, which resolves them.
+ * escapes nor rewrites. Dot segments (`/a/../b`, `/a/%2e%2e/b`) are left to URL, which resolves them.
  */
-const PLAIN_TARGET = /^\/[\w\-~!$&'()*+,;=:@%/]*(?:\?[\w\-~!$&'()*+,;=:@%/?.]*)?$/;
+const PLAIN_TARGET = /^(?!.*%2e)\/[\w\-~!$&'()*+,;=:@%/]*(?:\?[\w\-~!$&'()*+,;=:@%/?.]*)?$/i;
 
 const NO_QUERY = new URLSearchParams();
 
