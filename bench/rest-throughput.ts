@@ -56,15 +56,22 @@ export async function restThroughput(opts: BenchOptions): Promise<BenchSection> 
     bare = started.process;
     const api = node.restUrl;
     const past = Math.max(1, node.height - 1);
+    // The paths Cosmos clients use (the same routes are served under /sdk/ too).
+    const atPast = { "x-cosmos-block-height": String(past) };
     const targets: Target[] = [
       { name: "bare node:http", url: `http://127.0.0.1:${started.port}/` },
-      { name: "current_plan", url: `${api}/sdk/upgrade/v1beta1/current_plan` },
-      { name: "applied_plan/{name}", url: `${api}/sdk/upgrade/v1beta1/applied_plan/v2` },
-      { name: "balances/{addr}", url: `${api}/sdk/bank/v1beta1/balances/${holder.address}` },
+      { name: "current_plan", url: `${api}/cosmos/upgrade/v1beta1/current_plan` },
+      { name: "applied_plan/{name}", url: `${api}/cosmos/upgrade/v1beta1/applied_plan/v2` },
+      { name: "balances/{addr}", url: `${api}/cosmos/bank/v1beta1/balances/${holder.address}` },
       {
         name: "current_plan at a past height",
-        url: `${api}/sdk/upgrade/v1beta1/current_plan`,
-        headers: { "x-cosmos-block-height": String(past) },
+        url: `${api}/cosmos/upgrade/v1beta1/current_plan`,
+        headers: atPast,
+      },
+      {
+        name: "balances/{addr} at a past height",
+        url: `${api}/cosmos/bank/v1beta1/balances/${holder.address}`,
+        headers: atPast,
       },
     ];
     const runs = new Map<string, LoadRun[]>(targets.map((t) => [t.name, []]));
@@ -99,6 +106,7 @@ export async function restThroughput(opts: BenchOptions): Promise<BenchSection> 
       notes: [
         "autocannon reports latency percentiles in whole milliseconds; the mean latency is connections / req/s (Little's law for a closed loop), exact, so its ratio is the one to read.",
         "autocannon runs in the benchmark process; the node and the bare server each run in their own process.",
+        "Targets (issue 8.1): current_plan >= 0.60 of bare req/s, balances/{addr} >= 0.40, any route at a past height >= 0.35; each ratio is of medians over interleaved runs.",
       ],
     };
   } finally {

@@ -34,7 +34,8 @@ function signerFields(desc: DescMessage): DescField[] {
       throw ChainError.wrap(SdkErrors.InvalidType, `message ${desc.typeName} declares no signer`);
     fields = names.map((name) => {
       const field = desc.fields.find((f) => f.name === name);
-      if (!field) throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
+      if (!field)
+        throw ChainError.wrap(SdkErrors.Logic, `signer field ${name} not found in ${desc.typeName}`);
       return field;
     });
     fieldsByType.set(desc, fields);

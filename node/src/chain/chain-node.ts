@@ -38,6 +38,8 @@ export interface ChainNodeOptions {
   skipUpgradeHeights?: readonly number[];
   /** The home's app.toml and config.toml when the caller has read them already. */
   config?: HomeConfig;
+  /** The state store's read caches (StateStoreOptions); 0 turns them off, to measure uncached reads. */
+  readCacheEntries?: number;
 }
 
 /** The app's protocol version as the last committed block left it (0 before the first block). */
@@ -88,7 +90,7 @@ export class ChainNode {
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const signer = readPrivValidatorKey(layout.privValidatorKey);
     const store = await StateStore.open(
-      { dir: layout.dbDir, pruning: pruningOptions(appConfig) },
+      { dir: layout.dbDir, pruning: pruningOptions(appConfig), readCacheEntries: opts.readCacheEntries },
       { logger: deps.logger.child("store") },
     );
     try {

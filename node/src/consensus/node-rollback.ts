@@ -43,7 +43,7 @@ async function rollbackOpenStore(
   const unapplied = blocks.unappliedHeight;
   if (unapplied !== undefined) {
     if (!opts.removeBlock) return { height: store.latestHeight, appHash: store.latestAppHash };
-    await store.db.batch(await blocks.blockRemovalOps(unapplied));
+    await store.db.batch(await blocks.blockRemovalOps(unapplied), { sync: true });
     return { height: store.latestHeight, appHash: store.latestAppHash };
   }
   const height = store.latestHeight;
@@ -57,6 +57,6 @@ async function rollbackOpenStore(
     ...(await blocks.recordsRemovalOps(height)),
     ...(opts.removeBlock ? await blocks.blockRemovalOps(height) : []),
   ];
-  await store.db.batch(ops);
+  await store.db.batch(ops, { sync: true });
   return { height: height - 1, appHash: appHashBefore };
 }

@@ -42,8 +42,19 @@ export class CacheKVStore implements KVStore {
     this.pending.set(mapKey(key), { key: Uint8Array.from(key), value: null });
   }
 
-  /** Merges the parent's keys with pending writes: deletions hidden, new keys included, order kept. */
-  async *iterate(opts: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+  /**
+   * The parent's keys merged with pending writes. A branch with nothing pending when the iteration starts (every
+   * query's) reads as its parent, without a merge step for each entry.
+   */
+  iterate(opts: IterateOptions = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return {
+      [Symbol.asyncIterator]: () =>
+        (this.pending.size === 0 ? this.parent.iterate(opts) : this.merged(opts))[Symbol.asyncIterator](),
+    };
+  }
+
+  /** Deletions hidden, new keys included, order kept. */
+  private async *merged(opts: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     const dir = opts.reverse ? -1 : 1;
     const mine = [...this.pending.values()]
       .filter((p) => inRange(p.key, opts))

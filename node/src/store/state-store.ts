@@ -7,10 +7,11 @@ import { SdkErrors } from "../errors/sdk-errors.js";
 import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
-import { escapeBytes } from "./escaped-bytes-key.js";
+import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
+import { bytesId, MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
 import {
   changesUpTo,
   isVersionIn,
@@ -29,6 +30,8 @@ export interface StateStoreOptions {
   /** The LevelDB folder (`<home>/data/application.db`); created when missing. */
   dir: string;
   pruning: PruningOptions;
+  /** Bound of each read cache (default 10,000 values); 0 turns them off, to measure uncached reads. */
+  readCacheEntries?: number;
 }
 
 /** The meta record: the last committed height, its app hash (hex) and the oldest readable height. */
@@ -49,6 +52,12 @@ const VALUE = 0x01;
 
 type Db = Level<Uint8Array, Uint8Array>;
 
+/** Names a range within a store (and its direction) for the read caches. */
+function rangeId(opts: IterateOptions): string {
+  const id = (b: Uint8Array | undefined) => (b ? bytesId(b) : "");
+  return `${id(opts.prefix)}\0${id(opts.start)}\0${id(opts.end)}\0${opts.reverse ?? false}`;
+}
+
 /** Converts a range within a store to absolute LevelDB bounds under `base` (the store's key prefix). */
 function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?: Uint8Array } {
   const prefix = opts.prefix ?? new Uint8Array();
@@ -63,26 +72,29 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
   return { gte, lt };
 }
 
-/**
- * Versioned key-value state on one LevelDB. Latest values are one `get`; a value at a retained height is one
- * seek. A block's writes, its records and the commit meta land in one atomic batch.
- */
-/** Enough for every hot key of a busy block; past it the cache starts over rather than grow. */
-const LATEST_CACHE_ENTRIES = 10_000;
+/** Enough for every hot key of a busy block; past it a cache starts over rather than grow. */
+const READ_CACHE_ENTRIES = 10_000;
+/** Entries a latest-keyspace scan asks LevelDB for at once: a default page (100) and its next key in one trip. */
+const SCAN_BATCH = MAX_CACHED_SCAN_ENTRIES + 1;
 /** Keys per batch when a snapshot is imported: bounded memory whatever the state's size. */
 const IMPORT_BATCH_ENTRIES = 10_000;
 
+/**
+ * Versioned key-value state on one LevelDB. Latest values are one synchronous `get`; a value at a retained
+ * height is one seek. A block's writes, its records and the commit meta land in one atomic batch.
+ */
 export class StateStore {
   private meta: CommitMeta;
   /** Before the first commit: the genesis initial_height and app_hash the chain starts from (InitChain). */
   private start = { height: 1, appHash: "" };
   /** Odd while a commit is being written; a read that sees it even and unchanged saw no commit land. */
   private commitEpoch = 0;
-  /**
-   * Latest values read since the last commit: queries ask for the same few keys many times a block. Emptied by
-   * every commit, and bounded, so it never holds more than a block's worth of hot keys.
-   */
-  private readonly latestCache = new Map<string, Uint8Array | null>();
+  /** Latest values and small scans read since the last commit, which empties it. */
+  private readonly latestReads: ReadCache;
+  /** Values and small scans read at past heights: those never change, so only pruning makes one unreadable. */
+  private readonly pastReads: ReadCache;
+  /** Each store's key prefix in the latest and versions keyspaces: encoded once, not on every read. */
+  private readonly prefixes = new Map<string, { latest: Uint8Array; versions: Uint8Array }>();
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -92,8 +104,11 @@ export class StateStore {
     private readonly pruning: PruningOptions,
     private readonly logger: Logger,
     meta: CommitMeta,
+    readCacheEntries: number,
   ) {
     this.meta = meta;
+    this.latestReads = new ReadCache(readCacheEntries);
+    this.pastReads = new ReadCache(readCacheEntries);
   }
 
   static async open(opts: StateStoreOptions, deps: { logger: Logger }): Promise<StateStore> {
@@ -115,7 +130,14 @@ export class StateStore {
       : { height: 0, appHash: "", earliest: 1 };
     const logger = deps.logger.child("store");
     logger.info("opened state store", { dir: opts.dir, height: meta.height, earliest: meta.earliest });
-    return new StateStore(db, opts.dir, opts.pruning, logger, meta);
+    return new StateStore(
+      db,
+      opts.dir,
+      opts.pruning,
+      logger,
+      meta,
+      opts.readCacheEntries ?? READ_CACHE_ENTRIES,
+    );
   }
 
   get latestHeight(): number {
@@ -178,45 +200,52 @@ export class StateStore {
     this.checkHeight(height);
     // Most reads name the latest height (REST, gRPC and RPC queries without a height header): the latest
     // keyspace answers those without an iterator, unless a commit lands meanwhile.
-    const epoch = this.commitEpoch;
-    if (epoch % 2 === 0 && height === this.meta.height) {
-      const v = await this.getLatest(store, key);
-      if (this.commitEpoch === epoch) return v;
-    }
-    let found: Uint8Array | undefined;
-    for await (const [, v] of this.db.iterator({
-      gte: versionKeys.prefixOf(store, key),
-      lte: versionKeys.encode([store, key, height]),
-      reverse: true,
-      limit: 1,
-    })) {
-      found = v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
+    // While a commit is being written the latest keyspace may hold either height.
+    if (this.commitEpoch % 2 === 0 && height === this.meta.height) return this.getLatest(store, key);
+    const id = `${height}\0${store}\0${bytesId(key)}`;
+    const hit = this.pastReads.getValue(id);
+    if (hit !== undefined) return hit ?? undefined;
+    // The newest version at or below the height: one reverse seek within the key's versions.
+    const group = concatBytes(this.prefixesOf(store).versions, escapedBytesKey.encodeNonTerminal(key));
+    const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
+    let v: Uint8Array | undefined;
+    try {
+      v = await it.next();
+    } finally {
+      await it.close();
     }
     // Pruning may have run while we read; an answer from a pruned height could be wrong.
     this.checkHeight(height);
-    return found;
+    const value = v !== undefined && v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
+    this.pastReads.setValue(id, value);
+    return value;
   }
 
-  private async getLatest(store: string, key: Uint8Array): Promise<Uint8Array | undefined> {
-    const id = `${store}\0${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1")}`;
-    const hit = this.latestCache.get(id);
-    if (hit !== undefined) return hit === null ? undefined : hit.slice();
-    const epoch = this.commitEpoch;
-    const v = await this.db.get(latestKeys.encode([store, key]));
+  /**
+   * A synchronous LevelDB read (a point read is cheaper than a hop to LevelDB's thread pool and back), so no
+   * commit can land in between; one being written may or may not show, so its answer is not remembered.
+   */
+  private getLatest(store: string, key: Uint8Array): Uint8Array | undefined {
+    const id = `${store}\0${bytesId(key)}`;
+    const hit = this.latestReads.getValue(id);
+    if (hit !== undefined) return hit ?? undefined;
+    const v = this.db.getSync(concatBytes(this.prefixesOf(store).latest, key));
     const value = v === undefined ? undefined : new Uint8Array(v);
-    // Only a read that no commit overlapped may be remembered.
-    if (epoch % 2 === 0 && this.commitEpoch === epoch) {
-      if (this.latestCache.size >= LATEST_CACHE_ENTRIES) this.latestCache.clear();
-      this.latestCache.set(id, value === undefined ? null : value.slice());
-    }
+    if (this.commitEpoch % 2 === 0) this.latestReads.setValue(id, value);
     return value;
   }
 
   /** Keys of a store in order, at the latest height or at a retained one. */
-  async *iterate(
+  iterate(
     store: string,
     opts: IterateOptions & { height?: number } = {},
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
+    // Decided when the iteration starts, as a generator would, but handing over the reader itself: no extra
+    // step for each entry.
+    return { [Symbol.asyncIterator]: () => this.reader(store, opts)[Symbol.asyncIterator]() };
+  }
+
+  private reader(store: string, opts: IterateOptions & { height?: number }): AsyncIterable<ScanEntry> {
     this.opCounter?.read();
     const { height } = opts;
     // A pinned height that is still the latest reads the latest keyspace, as cheap as an unpinned read: LevelDB
@@ -224,16 +253,41 @@ export class StateStore {
     // show through. While a commit is being written the keyspace may hold either height: walk the versions.
     if (height === undefined || (height === this.meta.height && this.commitEpoch % 2 === 0)) {
       if (height !== undefined) this.checkHeight(height);
-      const base = latestKeys.prefixOf(store);
-      for await (const [k, v] of this.db.iterator({
-        ...bounds(base, opts),
-        reverse: opts.reverse ?? false,
-      })) {
-        yield [new Uint8Array(k.subarray(base.length)), new Uint8Array(v)];
-      }
-      return;
+      return this.iterateLatest(store, opts);
     }
-    yield* this.iterateAt(store, opts, height);
+    this.checkHeight(height);
+    return this.pastReads.scan(
+      `${height}\0${store}\0${rangeId(opts)}`,
+      () => this.iterateAt(store, opts, height),
+      () => true,
+    );
+  }
+
+  /** The latest keyspace in batches of entries; a small range read whole is remembered until the next commit. */
+  private iterateLatest(store: string, opts: IterateOptions): AsyncIterable<ScanEntry> {
+    const base = this.prefixesOf(store).latest;
+    const reverse = opts.reverse ?? false;
+    const epoch = this.commitEpoch;
+    return this.latestReads.scan(
+      `${store}\0${rangeId(opts)}`,
+      () => this.scanLatest(base, bounds(base, opts), reverse),
+      // Its snapshot taken with no commit under way nor landed since: the latest state.
+      () => epoch % 2 === 0 && this.commitEpoch === epoch,
+    );
+  }
+
+  private async *scanLatest(
+    base: Uint8Array,
+    range: { gte: Uint8Array; lt?: Uint8Array },
+    reverse: boolean,
+  ): AsyncIterable<ScanEntry> {
+    const it = this.db.iterator({ ...range, reverse });
+    try {
+      for (let batch = await it.nextv(SCAN_BATCH); batch.length > 0; batch = await it.nextv(SCAN_BATCH))
+        for (const [k, v] of batch) yield [new Uint8Array(k.subarray(base.length)), new Uint8Array(v)];
+    } finally {
+      await it.close();
+    }
   }
 
   /**
@@ -248,7 +302,7 @@ export class StateStore {
   ): AsyncIterable<[Uint8Array, Uint8Array]> {
     this.checkHeight(height);
     // Escaping preserves order and prefixes, so escaped bounds select exactly the keys in range.
-    const base = versionKeys.prefixOf(store);
+    const base = this.prefixesOf(store).versions;
     const rel = (k?: Uint8Array) => k && escapeBytes(k);
     const range = bounds(base, { prefix: rel(opts.prefix), start: rel(opts.start), end: rel(opts.end) });
     const reverse = opts.reverse ?? false;
@@ -298,6 +352,15 @@ export class StateStore {
     }
   }
 
+  private prefixesOf(store: string): { latest: Uint8Array; versions: Uint8Array } {
+    let p = this.prefixes.get(store);
+    if (!p) {
+      p = { latest: latestKeys.prefixOf(store), versions: versionKeys.prefixOf(store) };
+      this.prefixes.set(store, p);
+    }
+    return p;
+  }
+
   /**
    * A read-only view of all stores: pinned to a retained height, or (no height) reading whatever is latest at
    * the time of each read. Branch it with CacheMultiStore to write. A view pinned to the latest height costs what
@@ -343,7 +406,7 @@ export class StateStore {
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
     this.commitEpoch++;
-    this.latestCache.clear();
+    this.latestReads.clear();
     try {
       // Synced: a block reported committed survives a power cut (docs/RELIABILITY.md, "Durable blocks").
       await batch.write({ sync: true });
@@ -431,9 +494,10 @@ export class StateStore {
     }
     const meta: CommitMeta = { height, appHash: Buffer.from(appHash).toString("hex"), earliest: height };
     batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
-    await batch.write();
+    await batch.write({ sync: true });
     this.meta = meta;
-    this.latestCache.clear();
+    this.latestReads.clear();
+    this.pastReads.clear();
     return imported;
   }
 

@@ -7,10 +7,14 @@ type Segment = { literal: string } | { field: string; rest: boolean };
  * (`{pagination.key}`) to fill a nested message.
  */
 export class PathTemplate {
+  private readonly hasRest: boolean;
+
   private constructor(
     readonly template: string,
     private readonly segments: readonly Segment[],
-  ) {}
+  ) {
+    this.hasRest = segments.some((s) => "field" in s && s.rest);
+  }
 
   static parse(template: string): PathTemplate {
     if (!template.startsWith("/"))
@@ -70,6 +74,15 @@ export class PathTemplate {
 
   /** As `match`, for a path already split into its segments (without the leading "/"). */
   matchSegments(parts: readonly string[]): Map<string, string> | null {
+    // Without a `**` the segment counts must agree and every literal sit in its place: the cheap test that
+    // rules out most templates before anything is decoded.
+    if (!this.hasRest) {
+      if (parts.length !== this.segments.length) return null;
+      for (let j = 0; j < parts.length; j++) {
+        const s = this.segments[j];
+        if ("literal" in s && parts[j] !== s.literal) return null;
+      }
+    }
     const values = new Map<string, string>();
     let i = 0;
     for (const s of this.segments) {

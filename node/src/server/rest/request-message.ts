@@ -1,4 +1,5 @@
 import {
+  create,
   type DescField,
   type DescMessage,
   fromJson,
@@ -36,6 +37,8 @@ const badInput = (detail: string) => ChainError.wrap(SdkErrors.InvalidRequest, d
  * number, unknown names ignored), then path variables, which win. Bad values are InvalidArgument errors.
  */
 export function requestMessage(desc: DescMessage, parts: RequestParts, registry: Registry): Message {
+  // Most GETs carry nothing at all: the empty request, without a JSON detour.
+  if (parts.body === undefined && parts.path.size === 0 && parts.query.size === 0) return create(desc);
   let json: JsonObject = {};
   if (parts.bodyField === "*") {
     if (parts.body !== undefined) {

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
 import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
-import { toNamespace } from "../../app/namespace.js";
 import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
@@ -17,6 +16,7 @@ import type { NodeMetrics } from "../metrics/node-metrics.js";
 import { gatewayJson } from "./gateway-json.js";
 import { httpStatusOf } from "./http-status.js";
 import { requestMessage } from "./request-message.js";
+import { parseRequestTarget, type RequestTarget } from "./request-target.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";
 
@@ -28,7 +28,7 @@ export interface QueryBackend {
 }
 
 /** Serves extra paths next to the routes (Swagger); answers false when a path is not its own. */
-export type HttpMount = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
+export type HttpMount = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
 export interface RestGatewayOptions {
   host: string;
@@ -101,6 +101,7 @@ export class RestGateway {
 
 class RequestHandler {
   private readonly jsonRegistry: Registry;
+  private readonly mounts: readonly HttpMount[];
 
   constructor(
     private readonly opts: RestGatewayOptions,
@@ -113,13 +114,17 @@ class RequestHandler {
     },
   ) {
     this.jsonRegistry = namespacedRegistry(deps.backend.registry);
+    this.mounts = deps.mounts ?? [];
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = requestUrl(req.url ?? "/");
+      const target = req.url ?? "/";
+      const url = parseRequestTarget(target);
+      if (!url)
+        throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `invalid request target ${JSON.stringify(target)}`);
       if (this.opts.cors && this.cors(req, res)) return;
-      for (const mount of this.deps.mounts ?? []) if (mount(req, res, url)) return;
+      for (const mount of this.mounts) if (mount(req, res, url.pathname)) return;
       await this.route(req, res, url);
     } catch (e) {
       if (e instanceof GatewayError) {
@@ -149,7 +154,7 @@ class RequestHandler {
     return true;
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
     const found = this.routes.match(req.method ?? "", url.pathname);
     if (found.kind === "found") {
       await this.answer(req, res, url, found.bound, found.values);
@@ -165,58 +170,38 @@ class RequestHandler {
   private async answer(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    url: RequestTarget,
     b: BoundRoute,
-    pathValues: Map<string, string>,
+    pathValues: ReadonlyMap<string, string>,
   ): Promise<void> {
-    const { route, namespace } = b;
+    const { route } = b;
     const started = performance.now();
-    const label = `${route.method} ${route.path.template}`;
     let code = GrpcCode.OK;
     try {
       const body = route.body ? await readJsonBody(req, this.opts.maxBodyBytes) : undefined;
       if (!route.body) req.resume();
       const message = requestMessage(
         route.rpc.input,
-        { path: pathValues, query: url.searchParams, bodyField: route.body, body },
+        { path: pathValues, query: url.query, bodyField: route.body, body },
         this.jsonRegistry,
       );
       const bounds = this.deps.backend.heights;
       const given = heightHeader(req);
       const height = queryHeight(given?.value, bounds, given?.name);
-      const grpcPath = `/${toNamespace(route.service.typeName, namespace)}/${route.rpc.name}`;
       let answer: { value: Uint8Array; height: number };
       try {
-        answer = await this.deps.backend.query(grpcPath, toBinary(route.rpc.input, message), height);
+        answer = await this.deps.backend.query(b.grpcPath, toBinary(route.rpc.input, message), height);
       } catch (e) {
         throw asHeightError(e, height, bounds);
       }
-      const json = gatewayJson(
-        route.rpc.output,
-        fromBinary(route.rpc.output, answer.value),
-        this.jsonRegistry,
-      );
-      const headers: Record<string, string> = {};
-      for (const h of HEIGHT_RESPONSE_HEADERS) headers[h] = String(answer.height);
-      send(res, 200, json, headers);
+      const response = fromBinary(route.rpc.output, answer.value);
+      sendAnswer(res, gatewayJson(route.rpc.output, response, this.jsonRegistry), answer.height);
     } catch (e) {
       code = e instanceof GatewayError ? e.grpcCode : toChainError(e).grpcCode;
       throw e;
     } finally {
-      this.deps.metrics?.observeQuery("rest", label, code, (performance.now() - started) / 1000);
+      this.deps.metrics?.observeQuery("rest", b.label, code, (performance.now() - started) / 1000);
     }
-  }
-}
-
-/**
- * The request target as a URL. An origin-form target (`/path?q`) is always read as a path, so `//x/y` stays a
- * path instead of naming host `x`; a target that is no URL at all (`http://[`) is the client's mistake: 400.
- */
-function requestUrl(target: string): URL {
-  try {
-    return target.startsWith("/") ? new URL(`http://gateway${target}`) : new URL(target);
-  } catch {
-    throw new GatewayError(GrpcCode.INVALID_ARGUMENT, `invalid request target ${JSON.stringify(target)}`);
   }
 }
 
@@ -243,17 +228,27 @@ async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValu
   }
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+/** A query's answer, with the height it was read at in each header clients look for. */
+function sendAnswer(res: ServerResponse, json: JsonValue, height: number): void {
+  // The write timeout may have answered already.
+  if (res.headersSent) return;
+  const body = Buffer.from(JSON.stringify(json));
+  const h = String(height);
+  res.writeHead(200, {
+    [HEIGHT_RESPONSE_HEADERS[0]]: h,
+    [HEIGHT_RESPONSE_HEADERS[1]]: h,
+    [HEIGHT_RESPONSE_HEADERS[2]]: h,
+    "content-type": "application/json",
+    "content-length": body.length,
+  });
+  res.end(body);
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
   // The write timeout may have answered already.
   if (res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    ...headers,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
   });

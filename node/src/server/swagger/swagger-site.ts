@@ -66,8 +66,8 @@ export async function swaggerMount(
   const doc = JSON.stringify(openApiDocument(routes, info));
   const files = new Map<string, Buffer>();
   for (const name of Object.keys(ASSETS)) files.set(name, await readFile(join(dir, name)));
-  return (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (!isSwaggerPath(url.pathname)) return false;
+  return (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    if (!isSwaggerPath(pathname)) return false;
     req.resume();
     if (req.method !== "GET" && req.method !== "HEAD") {
       send(
@@ -78,7 +78,7 @@ export async function swaggerMount(
       );
       return true;
     }
-    const name = url.pathname.replace(/^\/swagger\/?/, "");
+    const name = pathname.replace(/^\/swagger\/?/, "");
     if (name === "" || name === "index.html") send(res, 200, "text/html; charset=utf-8", PAGE);
     else if (name === "openapi.json") send(res, 200, "application/json", doc);
     else if (name === "initializer.js") send(res, 200, "application/javascript; charset=utf-8", INITIALIZER);
@@ -92,8 +92,8 @@ export async function swaggerMount(
 }
 
 /** With api.swagger off, /swagger answers 404 rather than the gateway's unknown-route 501. */
-export const swaggerOffMount: HttpMount = (req, res, url) => {
-  if (!isSwaggerPath(url.pathname)) return false;
+export const swaggerOffMount: HttpMount = (req, res, pathname) => {
+  if (!isSwaggerPath(pathname)) return false;
   req.resume();
   send(
     res,
