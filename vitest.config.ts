@@ -13,6 +13,11 @@ const CHAIN_DRIVING = [
   /\/test\/supervisor\/visor-/,
   /\/test\/node\/cli-tx\//,
   /\/test\/reliability\//,
+  // The operator commands' flows: each a chain and a dozen CLI processes.
+  /\/test\/node\/cli\/(rollback|export|comet-commands|config-commands)\.test\.ts$/,
+  /\/test\/node\/upgrade\/rollback-upgrade\.test\.ts$/,
+  /\/test\/node\/snapshots\/snapshots-cli\.test\.ts$/,
+  /\/test\/node\/keyring\/keys-export-import\.test\.ts$/,
 ];
 
 class ChainsFirstSequencer extends BaseSequencer {
