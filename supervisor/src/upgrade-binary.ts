@@ -130,8 +130,8 @@ async function fromStaged(staged: string, file: string, artifact: PlanArtifact):
 
 /**
  * The pre-fetch's unpacking of the artifact whose bytes were just verified (`file`, of digest `sha256`), moved
- * into the staging folder `into` in place of `file`; its binary, or null when there is none to take or it no
- * longer holds exactly what the pre-fetch recorded (the artifact is then unpacked again). It is checked once it
+ * into the staging folder `into` in place of `file`; its binary and the binary's digest, or null when there is
+ * none to take or it no longer holds exactly what the pre-fetch recorded (the artifact is then unpacked again). It is checked once it
  * is inside the staging folder, which no other user can enter, so it cannot change between check and use.
  */
 function takeUnpacked(
@@ -141,7 +141,7 @@ function takeUnpacked(
   into: string,
   name: string,
   logger: Logger,
-): string | null {
+): { bin: string; sha256: string } | null {
   const recorded = readSource(staged);
   if (!recorded?.unpacked || recorded.sha256 !== sha256 || !existsSync(join(staged, STAGED_UNPACKED)))
     return null;
@@ -151,10 +151,10 @@ function takeUnpacked(
   } catch {
     return null;
   }
+  const binarySha256 = recorded.unpacked[`bin/${name}`]?.match(/^file [0-7]+ ([0-9a-f]{64})$/)?.[1];
   const differs =
-    treeDiffers(tree, recorded.unpacked) ??
-    (existsSync(join(tree, "bin", name)) ? null : `it holds no bin/${name}`);
-  if (differs) {
+    binarySha256 === undefined ? `it holds no bin/${name}` : treeDiffers(tree, recorded.unpacked);
+  if (binarySha256 === undefined || differs) {
     logger.warn("not using what the pre-fetch unpacked: unpacking the artifact again", { why: differs });
     rmSync(tree, { recursive: true, force: true });
     return null;
@@ -162,7 +162,7 @@ function takeUnpacked(
   rmSync(file);
   for (const entry of readdirSync(tree)) renameSync(join(tree, entry), join(into, entry));
   rmSync(tree, { recursive: true });
-  return normalize(join(into, "bin", name));
+  return { bin: normalize(join(into, "bin", name)), sha256: binarySha256 };
 }
 
 /**
@@ -214,11 +214,12 @@ async function install(
       ? await fromStaged(staged, file, artifact)
       : await download(plan, artifact, file, config, deps);
     const source = await verifiedSource(plan, artifact, got, config);
-    const unpacked =
-      (staged && takeUnpacked(staged, file, got.sha256, staging.path, config.name, deps.logger)) ||
-      (await installArtifact(file, staging.path, config.name));
+    const taken = staged
+      ? takeUnpacked(staged, file, got.sha256, staging.path, config.name, deps.logger)
+      : null;
+    const unpacked = taken?.bin ?? (await installArtifact(file, staging.path, config.name));
     // Written after unpacking, so an archive cannot bring a record of its own.
-    writeSource(staging.path, { ...source, binary_sha256: await fileDigest(unpacked) });
+    writeSource(staging.path, { ...source, binary_sha256: taken?.sha256 ?? (await fileDigest(unpacked)) });
     crashPoint("extract");
     if (existsSync(bin)) return await installedMeanwhile(plan, artifact, dir, bin);
     staging.open();
