@@ -51,35 +51,47 @@ const packageDir = (name: string, from?: string) =>
 
 // The bundle is CommonJS (an extensionless file outside any package runs as CommonJS); code that reads
 // import.meta.url gets the bundle's own URL.
-const CJS_BANNER = [
-  "#!/usr/bin/env node",
-  'const __releaseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
-].join("\n");
+const CJS_BANNER = 'const __releaseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;';
+
+/**
+ * Source that defines `privateCacheDir(what)`: the cache folder of this user's, `<name>-native`, where a
+ * release keeps what it derives from itself (native libraries, compiled code). No one else may write to it:
+ * under /tmp another user could otherwise plant a library or compiled code for this program to run. It throws,
+ * naming `what` the folder holds, when the folder is not safe.
+ */
+function privateCacheDirSource(name: string): string {
+  return `
+function privateCacheDir(what) {
+  const { lstatSync, mkdirSync } = require("node:fs");
+  const { join } = require("node:path");
+  const uid = typeof process.getuid === "function" ? process.getuid() : null;
+  const dir = process.env.XDG_CACHE_HOME
+    ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
+    : join(require("node:os").tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
+    throw new Error(dir + " holds " + what + ": it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)");
+  }
+  return dir;
+}
+`;
+}
 
 /**
  * Source that defines `loadEmbedded()`: it loads a native binary embedded in the bundle from a content-named
- * file in a cache folder of this user's that no one else may write to (under /tmp another user could otherwise
- * plant a library for this program to load), writing the file again when its digest is not the embedded one.
- * It throws when the folder is not safe.
+ * file in the private cache folder, writing the file again when its digest is not the embedded one. It throws
+ * when the folder is not safe.
  */
 function embeddedLoaderSource(nodeFile: string, name: string, library: string): string {
   const bytes = readFileSync(nodeFile);
   const digest = createHash("sha256").update(bytes).digest("hex");
-  return `
+  return `${privateCacheDirSource(name)}
 const { createHash } = require("node:crypto");
-const { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
+const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
-const { tmpdir } = require("node:os");
 function loadEmbedded() {
-  const uid = typeof process.getuid === "function" ? process.getuid() : null;
-  const dir = process.env.XDG_CACHE_HOME
-    ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
-    : join(tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
-    throw new Error(dir + " holds the ${library} library this program loads: it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)");
-  }
+  const dir = privateCacheDir(${JSON.stringify(`the ${library} library this program loads`)});
   const file = join(dir, ${JSON.stringify(`${basename(nodeFile, ".node")}-${digest.slice(0, 16)}.node`)});
   const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
   if (!existsSync(file) || digestOf(file) !== "${digest}") {
@@ -92,6 +104,94 @@ function loadEmbedded() {
   return m.exports;
 }
 `;
+}
+
+/** What the program kept in the launcher's closing comment holds instead of each star-slash. */
+const ESCAPED_COMMENT_END = "*\u0001/";
+
+/**
+ * The program with each non-ASCII UTF-16 unit written as a `\u` escape. esbuild escapes strings, template
+ * literals and identifiers already; what is left is in comments and regular expressions, where the escape means
+ * the same character. An ASCII file is read and scanned as one-byte text, which is faster for Node and the
+ * launcher alike. A character right after a backslash (an escape of its own) is refused rather than guessed at.
+ */
+function asciiOnly(program: string): string {
+  return program.replace(/(\\?)([\u0080-\uffff])/g, (_, backslash: string, unit: string) => {
+    if (backslash) throw new Error(`the bundle escapes a non-ASCII character: \\${unit}`);
+    return `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
+/**
+ * How long a run goes before it writes the code cache of a long-running process (`start`): by then start-up
+ * compiled what a node runs.
+ */
+const FULL_CACHE_AFTER_MS = 3000;
+
+/**
+ * bin/<name> as written: a launcher, then `program` (the bundle) inside a comment to the end of the file, which
+ * Node's own load skips without parsing. The launcher compiles the program with V8's code cache, kept in the
+ * private cache folder under the program's digest and Node's version, architecture and flags, so a run with the
+ * cache deserializes compiled code instead of parsing megabytes of JavaScript (Node 20 has no
+ * module.enableCompileCache). A run without a usable cache writes one as it exits; a run that lasts
+ * FULL_CACHE_AFTER_MS (a node) writes one then, holding what start-up compiled, unless its cache came from such a
+ * run already (its first byte says which). The cache only saves time: when the folder is not safe, or V8
+ * rejects the cache, the program is compiled from its source as before.
+ */
+function launched(bundled: string, name: string): string {
+  if (bundled.includes("\u0001"))
+    throw new Error("the bundle holds a U+0001 character, which the launcher uses to escape it");
+  const program = asciiOnly(bundled).replaceAll("*/", ESCAPED_COMMENT_END);
+  const digest = createHash("sha256").update(program).digest("hex").slice(0, 16);
+  const head = (start: number, end: number, line: number) => `#!/usr/bin/env node
+"use strict";
+// The program is in the comment at the end of this file; this launcher runs it (see scripts/release.ts).
+${privateCacheDirSource(name)}
+(() => {
+  const { readFileSync, renameSync, writeFileSync } = require("node:fs");
+  const { join } = require("node:path");
+  const { Script } = require("node:vm");
+  const source = readFileSync(__filename)
+    .toString("latin1", ${String(start).padStart(10)}, ${String(end).padStart(10)})
+    .replaceAll(${JSON.stringify(ESCAPED_COMMENT_END)}, "*/");
+  const BRIEF = 0;
+  const FULL = 1;
+  let cacheFile = null;
+  let cached;
+  try {
+    const node = JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""]);
+    const key = require("node:crypto").createHash("sha256").update(node).digest("hex").slice(0, 16);
+    cacheFile = join(privateCacheDir("code compiled from this program"), ${JSON.stringify(`${name}-${digest}-`)} + key + ".code-cache");
+    cached = readFileSync(cacheFile);
+  } catch {}
+  const script = new Script("(function (exports, require, module, __filename, __dirname) {\\n" + source + "\\n})", {
+    filename: __filename,
+    lineOffset: ${String(line - 2).padStart(10)},
+    cachedData: cached?.subarray(1),
+  });
+  const usable = cached !== undefined && !script.cachedDataRejected;
+  if (cacheFile !== null && !(usable && cached[0] === FULL)) {
+    let saved = false;
+    const save = (kind) => {
+      if (saved) return;
+      saved = true;
+      try {
+        const tmp = cacheFile + "." + process.pid;
+        writeFileSync(tmp, Buffer.concat([Buffer.of(kind), script.createCachedData()]), { mode: 0o600 });
+        renameSync(tmp, cacheFile);
+      } catch {}
+    };
+    if (!usable) process.once("exit", () => save(BRIEF));
+    setTimeout(() => save(FULL), ${FULL_CACHE_AFTER_MS}).unref();
+  }
+  script.runInThisContext()(module.exports, require, module, __filename, __dirname);
+})();
+/*
+`;
+  const draft = head(0, 0, 0);
+  const start = Buffer.byteLength(draft);
+  const end = start + Buffer.byteLength(program);
+  return `${head(start, end, draft.split("\n").length)}${program}\n*/\n`;
 }
 
 /** classic-level's binding loader, replaced by one of the embedded binary; LevelDB is required to run at all. */
@@ -225,9 +325,10 @@ function workspaceDists(): string[] {
 }
 
 async function bundle(entry: string, executable: string, name: string, version: string): Promise<void> {
-  const { metafile } = await build({
+  const { metafile, outputFiles } = await build({
     entryPoints: [entry],
     outfile: executable,
+    write: false,
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -254,6 +355,8 @@ async function bundle(entry: string, executable: string, name: string, version: 
     .filter((input) => dists.some((d) => input.startsWith(d)));
   if (stale.length > 0)
     throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
+  mkdirSync(dirname(executable), { recursive: true });
+  writeFileSync(executable, launched(outputFiles[0].text, name), { mode: 0o755 });
   chmodSync(executable, 0o755);
 }
 

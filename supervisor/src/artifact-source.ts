@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { type Checksum, type ChecksummedUrl, parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { isInlinePlanInfo } from "@chaind/core/plan-info";
+import type { UnpackedTree } from "./unpacked-tree.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { withoutUserInfo } from "./url-redaction.js";
 
@@ -29,6 +30,11 @@ export interface ArtifactSource {
    * hand after visor installed them, and the record no longer describes them.
    */
   binary_sha256?: string;
+  /**
+   * What the artifact unpacked into, in the pre-fetch folder's unpacked/ (pre-fetch folders only): the halt
+   * takes that folder when it still holds exactly this, instead of unpacking the artifact again.
+   */
+  unpacked?: UnpackedTree;
   fetched_at: string;
 }
 
@@ -103,7 +109,8 @@ export function writeSource(dir: string, source: ArtifactSource): void {
 
 export async function fileDigest(file: string, algorithm = "sha256"): Promise<string> {
   const h = createHash(algorithm);
-  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  // 1 MiB reads: with the default 64 KiB, a binary of a few MiB took the halt tens of milliseconds of turns.
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
   return h.digest("hex");
 }
 

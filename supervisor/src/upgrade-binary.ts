@@ -9,7 +9,7 @@ import {
   renameSync,
   rmSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, normalize } from "node:path";
 import type { Logger } from "@chaind/core/logger";
 import { installArtifact } from "./artifact-install.js";
 import { verifyArtifactSignature } from "./artifact-signature.js";
@@ -25,6 +25,7 @@ import {
 import { crashPoint } from "./crash-point.js";
 import { DEFAULT_DOWNLOAD, downloadFile } from "./downloader.js";
 import { artifactForPlan, type PlanArtifact } from "./plan-info.js";
+import { treeDiffers, treeOf, type UnpackedTree } from "./unpacked-tree.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -32,6 +33,8 @@ import type { VisorLayout } from "./visor-layout.js";
 
 /** The downloaded file in a pre-fetch folder (prefetch/<plan>), beside its `.visor-source.json`. */
 const STAGED_ARTIFACT = "artifact";
+/** The folder of a pre-fetch folder the artifact is unpacked into, as upgrades/<plan> will hold it. */
+const STAGED_UNPACKED = "unpacked";
 
 export interface FetchProgress {
   onProgress?: (received: number, total: number | null) => void;
@@ -126,9 +129,69 @@ async function fromStaged(staged: string, file: string, artifact: PlanArtifact):
 }
 
 /**
+ * The pre-fetch's unpacking of the artifact whose bytes were just verified (`file`, of digest `sha256`), moved
+ * into the staging folder `into` in place of `file`; its binary and the binary's digest, or null when there is
+ * none to take or it no longer holds exactly what the pre-fetch recorded (the artifact is then unpacked again). It is checked once it
+ * is inside the staging folder, which no other user can enter, so it cannot change between check and use.
+ */
+function takeUnpacked(
+  staged: string,
+  file: string,
+  sha256: string,
+  into: string,
+  name: string,
+  logger: Logger,
+): { bin: string; sha256: string } | null {
+  const recorded = readSource(staged);
+  if (!recorded?.unpacked || recorded.sha256 !== sha256 || !existsSync(join(staged, STAGED_UNPACKED)))
+    return null;
+  const tree = join(into, `.unpacked-${randomUUID()}`);
+  try {
+    renameSync(join(staged, STAGED_UNPACKED), tree);
+  } catch {
+    return null;
+  }
+  const binarySha256 = recorded.unpacked[`bin/${name}`]?.match(/^file [0-7]+ ([0-9a-f]{64})$/)?.[1];
+  const differs =
+    binarySha256 === undefined ? `it holds no bin/${name}` : treeDiffers(tree, recorded.unpacked);
+  if (binarySha256 === undefined || differs) {
+    logger.warn("not using what the pre-fetch unpacked: unpacking the artifact again", { why: differs });
+    rmSync(tree, { recursive: true, force: true });
+    return null;
+  }
+  rmSync(file);
+  for (const entry of readdirSync(tree)) renameSync(join(tree, entry), join(into, entry));
+  rmSync(tree, { recursive: true });
+  return { bin: normalize(join(into, "bin", name)), sha256: binarySha256 };
+}
+
+/**
+ * Unpacks a pre-fetched artifact into `<dir>/unpacked` while the node still runs, so that the halt only checks
+ * it (see takeUnpacked); answers what it holds, or null when it cannot be unpacked: the halt then unpacks the
+ * artifact itself and reports what is wrong, as it would have without a pre-fetch.
+ */
+async function unpackStaged(dir: string, name: string, logger: Logger): Promise<UnpackedTree | null> {
+  const into = privateFolder(join(dir, STAGED_UNPACKED));
+  try {
+    // A copy: installArtifact consumes its file, and a bare binary becomes bin/<name> itself.
+    copyFileSync(join(dir, STAGED_ARTIFACT), join(into.path, "download"));
+    await installArtifact(join(into.path, "download"), into.path, name);
+    into.open();
+    return treeOf(into.path);
+  } catch (e) {
+    rmSync(into.path, { recursive: true, force: true });
+    logger.warn("could not unpack the pre-fetched artifact; the halt will unpack it", {
+      err: (e as Error).message,
+    });
+    return null;
+  }
+}
+
+/**
  * Installs `artifact` into upgrades/<plan>: downloaded now, or taken from a pre-fetch folder, verified
- * (checksum, optional signature), unpacked in a staging folder with a record of its source, and renamed into
- * place, so the upgrade folder either holds a verified binary or does not exist.
+ * (checksum, optional signature), unpacked in a staging folder (or, pre-fetched, taken as the pre-fetch unpacked
+ * it once checked file by file) with a record of its source, and renamed into place, so the upgrade folder either
+ * holds a verified binary or does not exist.
  */
 async function install(
   plan: UpgradePlan,
@@ -151,9 +214,12 @@ async function install(
       ? await fromStaged(staged, file, artifact)
       : await download(plan, artifact, file, config, deps);
     const source = await verifiedSource(plan, artifact, got, config);
-    const unpacked = await installArtifact(file, staging.path, config.name);
+    const taken = staged
+      ? takeUnpacked(staged, file, got.sha256, staging.path, config.name, deps.logger)
+      : null;
+    const unpacked = taken?.bin ?? (await installArtifact(file, staging.path, config.name));
     // Written after unpacking, so an archive cannot bring a record of its own.
-    writeSource(staging.path, { ...source, binary_sha256: await fileDigest(unpacked) });
+    writeSource(staging.path, { ...source, binary_sha256: taken?.sha256 ?? (await fileDigest(unpacked)) });
     crashPoint("extract");
     if (existsSync(bin)) return await installedMeanwhile(plan, artifact, dir, bin);
     staging.open();
@@ -282,7 +348,9 @@ export async function stageUpgradeArtifact(
   );
   try {
     const got = await download(plan, artifact, join(tmp.path, STAGED_ARTIFACT), config, deps);
-    writeSource(tmp.path, await verifiedSource(plan, artifact, got, config));
+    const source = await verifiedSource(plan, artifact, got, config);
+    const unpacked = await unpackStaged(tmp.path, config.name, deps.logger);
+    writeSource(tmp.path, unpacked ? { ...source, unpacked } : source);
     tmp.open();
     try {
       renameSync(tmp.path, staged);

@@ -89,6 +89,39 @@ describe("npm run release", () => {
     expect(done.exitCode, done.all).toBe(0);
     expect(done.all).toMatch(/committed block .*height=3/);
   });
+
+  it("compiles its program once into the private cache and then runs from it; a damaged cache is replaced, an unsafe folder unused", async () => {
+    const cache = join(unpacked, "code-cache");
+    const version = async () => {
+      const r = await execa(join(unpacked, "bin", "chaind"), ["version"], { env: { XDG_CACHE_HOME: cache } });
+      expect(r.stdout).toBe("9.8.7");
+    };
+    await version();
+    const dir = join(cache, "chaind-native");
+    const [name, ...others] = readdirSync(dir).filter((f) => f.endsWith(".code-cache"));
+    expect(others).toEqual([]);
+    const file = join(dir, name);
+    expect(statSync(file).mode & 0o077).toBe(0);
+    const written = statSync(file);
+    expect(written.size).toBeGreaterThan(10_000);
+
+    // Used as it is: a cache V8 refused would be written again, as a new file.
+    await version();
+    expect(statSync(file).ino).toBe(written.ino);
+
+    writeFileSync(file, "not compiled code");
+    await version();
+    expect(statSync(file).size).toBeGreaterThan(10_000);
+
+    writeFileSync(file, "planted");
+    chmodSync(dir, 0o777);
+    try {
+      await version();
+      expect(readFileSync(file, "utf8")).toBe("planted");
+    } finally {
+      chmodSync(dir, 0o700);
+    }
+  });
 });
 
 describe("npm run release bundles sources", () => {

@@ -128,7 +128,7 @@ describe("npm run release -- --visor", () => {
     expect((await visor(["version", "--cosmovisor-only"])).exitCode).toBe(0);
     const dir = join(cache, "visor-native");
     expect(statSync(dir).mode & 0o077).toBe(0);
-    const [library] = readdirSync(dir);
+    const [library] = readdirSync(dir).filter((f) => f.endsWith(".node"));
     expect(library).toMatch(/^classic-level-[0-9a-f]{16}\.node$/);
     const embedded = readFileSync(join(dir, library));
 

@@ -384,6 +384,46 @@ describe.concurrent("visor trusts only upgrade-info.json and the home's own node
     },
   );
 
+  it.for([
+    ["as the pre-fetch left it: the halt takes it, files and all", false],
+    ["altered before the halt: it is never run, the verified artifact is unpacked again", true],
+  ])("what the pre-fetch unpacked, %s", async ([, alter], { onTestFinished }) => {
+    const { h, releases, cosmovisor, infoFor, sha, nodeApi, halting } = await setup(onTestFinished);
+    const info = infoFor("v2a");
+    const node = await nodeApi();
+    node.plan = { name: "v2", height: 10, info };
+    const v = h.start(["start"], { VISOR_RPC_ADDRESS: node.url, ...halting(info) });
+    await v.waitFor(/pre-fetched and verified .*plan=v2/);
+    const unpacked = cosmovisor("prefetch", "v2", "unpacked", "bin", "fake");
+    expect(sha256File(unpacked)).toBe(sha("v2a"));
+    const inode = statSync(unpacked).ino;
+    if (alter) {
+      const size = statSync(unpacked).size;
+      const head = `#!/bin/sh\ntouch "${join(h.root, "tampered-ran")}"\n#`;
+      writeFileSync(unpacked, `${head}${"#".repeat(size - head.length - 1)}\n`);
+    }
+
+    writeFileSync(join(h.root, "gate"), "");
+    await v.waitFor(/v2a running/);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+    const installed = cosmovisor("upgrades", "v2", "bin", "fake");
+    expect(sha256File(installed)).toBe(sha("v2a"));
+    expect(existsSync(join(h.root, "tampered-ran"))).toBe(false);
+    expect(releases.requests.get("fake-v2a")).toBe(1);
+    expect(existsSync(cosmovisor("prefetch", "v2"))).toBe(false);
+    if (alter) {
+      expect(v.output).toMatch(
+        /not using what the pre-fetch unpacked: unpacking the artifact again .*why="bin\/fake is not what was unpacked/,
+      );
+      expect(statSync(installed).ino).not.toBe(inode);
+    } else {
+      expect(v.output).not.toMatch(/not using what the pre-fetch unpacked/);
+      // The very file the pre-fetch wrote, moved into place rather than unpacked again.
+      expect(statSync(installed).ino).toBe(inode);
+    }
+  });
+
   it("never asks a server on the REST port while [api] enable = false, though it claims to be the node", async ({
     onTestFinished,
   }) => {

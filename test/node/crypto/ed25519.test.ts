@@ -1,11 +1,10 @@
 import { cometAddress } from "@chaind/core/comet-address";
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { describe, expect, it } from "vitest";
-import {
-  ed25519KeyFromSeed,
-  generateEd25519Key,
-  signEd25519,
-  verifyEd25519,
-} from "../../../node/src/crypto/ed25519.js";
+import { ed25519KeyFromSeed, generateEd25519Key, signEd25519 } from "../../../node/src/crypto/ed25519.js";
+
+/** An implementation independent of chaind's (OpenSSL) checks what it produces. */
+const verify = (pubKey: Uint8Array, msg: Uint8Array, sig: Uint8Array) => ed25519.verify(sig, msg, pubKey);
 
 describe("ed25519", () => {
   it("matches RFC 8032 test 1", () => {
@@ -22,17 +21,16 @@ describe("ed25519", () => {
     );
   });
 
-  it("signs, verifies, and never throws on garbage", () => {
+  it("makes the keys and signatures @noble/curves makes, and refuses a short seed", () => {
     const key = generateEd25519Key();
+    expect(key.pubKey).toEqual(ed25519.getPublicKey(key.seed));
     const msg = new TextEncoder().encode("canonical vote");
     const sig = signEd25519(key.seed, msg);
-    expect(verifyEd25519(key.pubKey, msg, sig)).toBe(true);
-    expect(verifyEd25519(key.pubKey, new Uint8Array(1), sig)).toBe(false);
-    expect(verifyEd25519(key.pubKey, msg, new Uint8Array(64))).toBe(false);
-    expect(verifyEd25519(key.pubKey, msg, new Uint8Array(5))).toBe(false);
-    expect(verifyEd25519(new Uint8Array(5), msg, sig)).toBe(false);
-    expect(verifyEd25519(new Uint8Array(32).fill(0xff), msg, sig)).toBe(false);
+    expect(sig).toEqual(ed25519.sign(msg, key.seed));
+    expect(verify(key.pubKey, msg, sig)).toBe(true);
+    expect(verify(key.pubKey, new Uint8Array(1), sig)).toBe(false);
     expect(() => ed25519KeyFromSeed(new Uint8Array(31))).toThrow(/32 bytes/);
+    expect(() => signEd25519(new Uint8Array(33), msg)).toThrow(/32 bytes/);
   });
 
   it("validator address is sha256(pubkey)[:20]", () => {

@@ -124,14 +124,17 @@ export async function startGrpc(
       names.push(name);
     }
   }
-  const index = DescriptorIndex.of(
-    [...services.map((s) => s.file), file_grpc_reflection_v1_reflection],
-    deps.backend.registry,
-  );
+  // Built at the first reflection request: indexing every descriptor costs start-up tens of milliseconds.
+  let index: DescriptorIndex | undefined;
+  const indexed = () =>
+    (index ??= DescriptorIndex.of(
+      [...services.map((s) => s.file), file_grpc_reflection_v1_reflection],
+      deps.backend.registry,
+    ));
   const listed = [...names, ...REFLECTION_SERVICES].sort();
   for (const name of REFLECTION_SERVICES)
     server.addService(reflectionDefinition(name), {
-      ServerReflectionInfo: reflectionHandler(index, () => listed),
+      ServerReflectionInfo: reflectionHandler(indexed, () => listed),
     });
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   const port = await new Promise<number>((resolve, reject) =>

@@ -35,7 +35,7 @@ export function reflectionDefinition(serviceName: string): ServiceDefinition {
 }
 
 /** Answers each reflection request on the stream in order: service lists and file descriptors. */
-export function reflectionHandler(index: DescriptorIndex, serviceNames: () => readonly string[]) {
+export function reflectionHandler(index: () => DescriptorIndex, serviceNames: () => readonly string[]) {
   return (call: ServerDuplexStream<Buffer, Buffer>) => {
     call.on("data", (bytes: Buffer) => {
       let req: ServerReflectionRequest;
@@ -45,7 +45,7 @@ export function reflectionHandler(index: DescriptorIndex, serviceNames: () => re
         call.destroy(new Error(`bad reflection request: ${(e as Error).message}`));
         return;
       }
-      call.write(Buffer.from(toBinary(ServerReflectionResponseSchema, answer(req, index, serviceNames))));
+      call.write(Buffer.from(toBinary(ServerReflectionResponseSchema, answer(req, index(), serviceNames))));
     });
     call.on("end", () => call.end());
     call.on("error", () => {});
