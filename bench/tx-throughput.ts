@@ -126,7 +126,10 @@ function countCommitted(
   return results?.txResults.length ?? 0;
 }
 
-/** One JSON-RPC call over a kept-alive connection; the answer's `result`, or a throw with its error. */
+/**
+ * One JSON-RPC call over a kept-alive connection; the answer's `result`, or a throw with its error. node:http, not
+ * NodeRpcClient's fetch: the load generator shares the node's two cores, so its own cost per call matters.
+ */
 function rpcCall(url: URL, agent: Agent, method: string, params: object): Promise<Record<string, unknown>> {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
 import { loadSecp256k1Binding, type Secp256k1Binding } from "./secp256k1-binding.js";
+import { sha256 } from "./sha256.js";
 
 /** Which implementation signs and verifies: libsecp256k1, or @noble/curves when no binding loads. */
 export type Secp256k1Backend = "libsecp256k1" | "noble";
@@ -48,9 +48,7 @@ function implementation(): Secp256k1Implementation {
   return chosen;
 }
 
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest();
-
-/** The implementation in use (loading it if needed), for `version --long` and the benchmarks. */
+/** The implementation in use (loading it if needed), which the benchmarks report. */
 export function secp256k1Backend(): Secp256k1Backend {
   return implementation().backend;
 }
