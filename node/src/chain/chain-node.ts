@@ -1,3 +1,4 @@
+import { toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { simulationLimits } from "../app/simulation-limits.js";
@@ -54,7 +55,7 @@ export async function storedAppVersion(store: StateStore): Promise<number> {
 function checkGenesisValidators(doc: GenesisDoc, signer: ValidatorSigner): void {
   const listed = (doc.consensus.validators ?? []) as { address?: string }[];
   if (listed.length === 0) return;
-  const own = Buffer.from(signer.address).toString("hex").toUpperCase();
+  const own = toHexUpper(signer.address);
   if (!listed.some((v) => v.address?.toUpperCase() === own))
     throw new Error(
       `this home's validator key (address ${own}) is not among genesis consensus.validators (${listed.map((v) => v.address).join(", ")}); start the node with one of their priv_validator_key.json`,

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fromBinary } from "@bufbuild/protobuf";
+import { cometAddress } from "@chaind/core/comet-address";
+import { toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { BondStatus, type Validator } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
@@ -10,7 +11,7 @@ import { GasMeter } from "../app/gas-meter.js";
 import { DEFAULT_BECH32_PREFIX, type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { BlockStore } from "../consensus/block-store.js";
-import type { StakingKeeper } from "../modules/staking/staking-keeper.js";
+import { consensusPower, type StakingKeeper } from "../modules/staking/staking-keeper.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import { PRUNING_NOTHING } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
@@ -45,9 +46,6 @@ export interface GenesisValidator {
   power: string;
   name: string;
 }
-
-/** Cosmos' default power reduction: a validator's consensus power is its bonded tokens over 10^6. */
-const POWER_REDUCTION = 1_000_000n;
 
 /**
  * The app state of a stopped node's home at one retained height as a genesis document, in the shape Cosmos
@@ -118,9 +116,9 @@ async function consensusValidators(ctx: Context, staking: StakingKeeper): Promis
     if (v.status !== BondStatus.BONDED || v.jailed) continue;
     const key = consensusKey(v);
     out.push({
-      address: createHash("sha256").update(key).digest().subarray(0, 20).toString("hex").toUpperCase(),
+      address: toHexUpper(cometAddress(key)),
       pub_key: { type: "tendermint/PubKeyEd25519", value: Buffer.from(key).toString("base64") },
-      power: (BigInt(v.tokens) / POWER_REDUCTION).toString(),
+      power: consensusPower(v.tokens).toString(),
       name: v.description?.moniker ?? "",
     });
   }

@@ -44,19 +44,28 @@ function writeFreshSignState(layout: HomeLayout): void {
 }
 
 /**
+ * Removes what data/ holds but the database (whose lock the caller holds; it goes when that is released) and
+ * the names in `keep`; answers the paths removed.
+ */
+function clearDataBesidesDb(layout: HomeLayout, keep: string[] = []): string[] {
+  const removed: string[] = [];
+  for (const name of existsSync(layout.dataDir) ? readdirSync(layout.dataDir) : []) {
+    const path = join(layout.dataDir, name);
+    if (keep.includes(name) || path === layout.dbDir) continue;
+    rmSync(path, { recursive: true, force: true });
+    removed.push(path);
+  }
+  return removed;
+}
+
+/**
  * `reset-state`: removes the chain's data (blocks, state, indexes: everything under data/) and sets the
  * validator's last-signed record back to height 0; keys and config stay as they are.
  */
 export async function resetState(layout: HomeLayout): Promise<string[]> {
   const removed: string[] = [];
   await withStoppedNode(layout, () => {
-    if (!existsSync(layout.dataDir)) return;
-    for (const name of readdirSync(layout.dataDir)) {
-      const path = join(layout.dataDir, name);
-      if (name === PRIV_VALIDATOR_STATE || path === layout.dbDir) continue;
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    }
+    removed.push(...clearDataBesidesDb(layout, [PRIV_VALIDATOR_STATE]));
   });
   if (existsSync(layout.dbDir)) throw new CliError(`could not remove ${layout.dbDir}`);
   removed.push(layout.dbDir);
@@ -76,10 +85,7 @@ export async function unsafeResetAll(layout: HomeLayout, keepAddrBook: boolean):
       rmSync(addrBook);
       removed.push(addrBook);
     }
-    for (const name of existsSync(layout.dataDir) ? readdirSync(layout.dataDir) : []) {
-      const path = join(layout.dataDir, name);
-      if (path !== layout.dbDir) rmSync(path, { recursive: true, force: true });
-    }
+    clearDataBesidesDb(layout);
   });
   removed.push(layout.dataDir);
   if (!existsSync(layout.privValidatorKey)) {

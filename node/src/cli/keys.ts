@@ -198,6 +198,14 @@ function showCommand(handler: (a: ShowArgs) => Promise<void>): CommandModule<Key
   };
 }
 
+/** `--yes`: delete and rename ask first, unless told not to. */
+const YES_OPTION = {
+  alias: "y",
+  type: "boolean",
+  default: false,
+  describe: "skip the confirmation",
+} as const;
+
 function deleteCommand(handler: (a: DeleteArgs) => Promise<void>): CommandModule<KeysArgs, DeleteArgs> {
   return {
     command: "delete <name>",
@@ -205,12 +213,7 @@ function deleteCommand(handler: (a: DeleteArgs) => Promise<void>): CommandModule
     builder: (y: Argv<KeysArgs>) =>
       y
         .positional("name", { type: "string", demandOption: true, describe: "key name or bech32 address" })
-        .option("yes", {
-          alias: "y",
-          type: "boolean",
-          default: false,
-          describe: "skip the confirmation",
-        }) as never,
+        .option("yes", YES_OPTION) as never,
     handler,
   };
 }
@@ -227,12 +230,7 @@ function renameCommand(handler: (a: RenameArgs) => Promise<void>): CommandModule
           describe: "key name or bech32 address",
         })
         .positional("new_name", { type: "string", demandOption: true, describe: "the new name" })
-        .option("yes", {
-          alias: "y",
-          type: "boolean",
-          default: false,
-          describe: "skip the confirmation",
-        }) as never,
+        .option("yes", YES_OPTION) as never,
     handler,
   };
 }

@@ -1,3 +1,4 @@
+import { toHexUpper } from "@chaind/core/hex";
 import { silentLogger } from "@chaind/core/logger";
 import type { Argv, CommandModule } from "yargs";
 import { readGenesisRecord } from "../chain/genesis-record.js";
@@ -85,13 +86,17 @@ const exportCommand: CommandModule<GlobalArgs, GlobalArgs & { height?: number }>
   },
 };
 
+/** The snapshot a command names, checked. */
+function snapshotId(args: SnapshotIdArgs): { height: number; format: number } {
+  return { height: positiveInt("height", args.height), format: positiveInt("format", args.format) };
+}
+
 const restoreCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
   command: "restore <height> <format>",
   describe: "Restore app state from local snapshot into this fresh home (the node must be stopped)",
   builder: idPositionals,
   handler: async (args) => {
-    const height = positiveInt("height", args.height);
-    const format = positiveInt("format", args.format);
+    const { height, format } = snapshotId(args);
     const result = await step("cannot restore snapshot", async () => {
       const layout = new HomeLayout(args.home);
       const snapshots = snapshotStore(args.home);
@@ -108,7 +113,7 @@ const restoreCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
       }
     });
     process.stdout.write(
-      `Snapshot restored at height ${height}, format ${format}: ${result.items} keys, app hash ${Buffer.from(result.appHash).toString("hex").toUpperCase()}\n`,
+      `Snapshot restored at height ${height}, format ${format}: ${result.items} keys, app hash ${toHexUpper(result.appHash)}\n`,
     );
   },
 };
@@ -123,8 +128,7 @@ const dumpCommand: CommandModule<GlobalArgs, SnapshotIdArgs & { output?: string 
       describe: "output file (default: <height>-<format>.tar.gz)",
     }) as never,
   handler: async (args) => {
-    const height = positiveInt("height", args.height);
-    const format = positiveInt("format", args.format);
+    const { height, format } = snapshotId(args);
     const output = args.output ?? defaultArchiveName(height, format);
     await step("cannot dump snapshot", async () => {
       const snapshots = snapshotStore(args.home);
@@ -149,8 +153,7 @@ const deleteCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
   describe: "Delete a local snapshot",
   builder: idPositionals,
   handler: async (args) => {
-    const height = positiveInt("height", args.height);
-    const format = positiveInt("format", args.format);
+    const { height, format } = snapshotId(args);
     await step("cannot delete snapshot", () => snapshotStore(args.home).delete(height, format));
   },
 };

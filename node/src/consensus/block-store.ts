@@ -29,6 +29,16 @@ function eventKeyPrefix(composite: string): Uint8Array {
   return prefix;
 }
 
+/** A block's own records: the block, its meta and its hash index. */
+function blockOps(block: Block, meta: BlockMeta): BatchOp[] {
+  const h = Number(block.header!.height);
+  return [
+    { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+    { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
+    { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+  ];
+}
+
 const encodeLocation = (l: TxLocation) => txLocationCodec.encode([l.height, l.index]);
 function decodeLocation(b: Uint8Array): TxLocation {
   const [height, index] = txLocationCodec.decode(b);
@@ -79,9 +89,7 @@ export class BlockStore {
   static bootstrapOps(block: Block, meta: BlockMeta, res: BlockResults): BatchOp[] {
     const h = Number(block.header!.height);
     return [
-      { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
-      { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
-      { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
+      ...blockOps(block, meta),
       { type: "put", key: results.encode(h), value: encodeBlockResults(res) },
     ];
   }
@@ -112,11 +120,7 @@ export class BlockStore {
     if (h !== this.nextHeight)
       throw new Error(`cannot save block ${h}: the next block is ${this.nextHeight}`);
     await this.store.db.batch(
-      [
-        { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
-        { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
-        { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
-      ],
+      blockOps(block, meta),
       // Synced before the app runs it, as CometBFT's block store is: a restart finds the block it executed.
       { sync: true },
     );

@@ -42,8 +42,7 @@ async function rollbackOpenStore(
   const blocks = await BlockStore.open(store);
   const unapplied = blocks.unappliedHeight;
   if (unapplied !== undefined) {
-    if (!opts.removeBlock) return { height: store.latestHeight, appHash: store.latestAppHash };
-    await store.db.batch(await blocks.blockRemovalOps(unapplied), { sync: true });
+    if (opts.removeBlock) await store.db.batch(await blocks.blockRemovalOps(unapplied), { sync: true });
     return { height: store.latestHeight, appHash: store.latestAppHash };
   }
   const height = store.latestHeight;

@@ -3,7 +3,7 @@ import { toHexUpper } from "@chaind/core/hex";
 import { BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { BlockStoreKeys } from "../consensus/block-store-keys.js";
 import { prefixEnd } from "../store/prefix-end.js";
-import type { StateStore } from "../store/state-store.js";
+import { parseCommitMeta, type StateStore } from "../store/state-store.js";
 import { META_KEY, StateStoreKeys } from "../store/state-store-keys.js";
 import { SnapshotError } from "./snapshot-error.js";
 import type { SnapshotBootstrap, SnapshotItem } from "./snapshot-stream.js";
@@ -45,7 +45,7 @@ export async function latestSnapshotSource(state: StateStore, chainId: string): 
   try {
     const raw = await state.db.get(META_KEY, { snapshot });
     if (!raw) throw new SnapshotError("cannot snapshot: no block has been committed yet");
-    const meta = JSON.parse(new TextDecoder().decode(raw)) as { height: number; appHash: string };
+    const meta = parseCommitMeta(raw);
     const records = await lastBlockRecords(state, meta.height, snapshot);
     const latest = StateStoreKeys.latest;
     async function* items(): AsyncIterable<SnapshotItem> {

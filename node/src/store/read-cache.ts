@@ -59,10 +59,3 @@ export class ReadCache {
     this.scans.clear();
   }
 }
-
-/** A cache id for bytes: one char per byte, so distinct bytes give distinct ids. */
-export function bytesId(bytes: Uint8Array): string {
-  // Keys are short: one call, without the Buffer a latin1 decode would allocate.
-  if (bytes.length <= 256) return String.fromCharCode.apply(null, bytes as unknown as number[]);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-}

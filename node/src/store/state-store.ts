@@ -8,10 +8,11 @@ import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
+import { mapKey } from "./map-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
-import { bytesId, MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
+import { MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
 import {
   changesUpTo,
   isVersionIn,
@@ -41,6 +42,11 @@ export interface CommitMeta {
   earliest: number;
 }
 
+/** The meta record as stored, read back. */
+export function parseCommitMeta(raw: Uint8Array): CommitMeta {
+  return JSON.parse(new TextDecoder().decode(raw)) as CommitMeta;
+}
+
 /** The batch op that writes the meta record (every commit, pruning, a rollback). */
 export function commitMetaOp(meta: CommitMeta): Extract<BatchOp, { type: "put" }> {
   return { type: "put", key: META_KEY, value: new TextEncoder().encode(JSON.stringify(meta)) };
@@ -54,7 +60,7 @@ type Db = Level<Uint8Array, Uint8Array>;
 
 /** Names a range within a store (and its direction) for the read caches. */
 function rangeId(opts: IterateOptions): string {
-  const id = (b: Uint8Array | undefined) => (b ? bytesId(b) : "");
+  const id = (b: Uint8Array | undefined) => (b ? mapKey(b) : "");
   return `${id(opts.prefix)}\0${id(opts.start)}\0${id(opts.end)}\0${opts.reverse ?? false}`;
 }
 
@@ -125,9 +131,7 @@ export class StateStore {
       throw new Error(`cannot open database ${opts.dir}: ${cause?.message ?? (e as Error).message}`);
     }
     const raw = await db.get(META_KEY);
-    const meta: CommitMeta = raw
-      ? (JSON.parse(new TextDecoder().decode(raw)) as CommitMeta)
-      : { height: 0, appHash: "", earliest: 1 };
+    const meta: CommitMeta = raw ? parseCommitMeta(raw) : { height: 0, appHash: "", earliest: 1 };
     const logger = deps.logger.child("store");
     logger.info("opened state store", { dir: opts.dir, height: meta.height, earliest: meta.earliest });
     return new StateStore(
@@ -202,7 +206,7 @@ export class StateStore {
     // keyspace answers those without an iterator, unless a commit lands meanwhile.
     // While a commit is being written the latest keyspace may hold either height.
     if (this.commitEpoch % 2 === 0 && height === this.meta.height) return this.getLatest(store, key);
-    const id = `${height}\0${store}\0${bytesId(key)}`;
+    const id = `${height}\0${store}\0${mapKey(key)}`;
     const hit = this.pastReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
     // The newest version at or below the height: one reverse seek within the key's versions.
@@ -226,7 +230,7 @@ export class StateStore {
    * commit can land in between; one being written may or may not show, so its answer is not remembered.
    */
   private getLatest(store: string, key: Uint8Array): Uint8Array | undefined {
-    const id = `${store}\0${bytesId(key)}`;
+    const id = `${store}\0${mapKey(key)}`;
     const hit = this.latestReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
     const v = this.db.getSync(concatBytes(this.prefixesOf(store).latest, key));
@@ -493,7 +497,8 @@ export class StateStore {
       else batch.del(op.key);
     }
     const meta: CommitMeta = { height, appHash: Buffer.from(appHash).toString("hex"), earliest: height };
-    batch.put(META_KEY, new TextEncoder().encode(JSON.stringify(meta)));
+    const metaOp = commitMetaOp(meta);
+    batch.put(metaOp.key, metaOp.value);
     await batch.write({ sync: true });
     this.meta = meta;
     this.latestReads.clear();

@@ -87,8 +87,7 @@ export class GovKeeper {
   }
 
   async nextProposalId(ctx: Context): Promise<bigint> {
-    const v = await ctx.kv(GOV_STORE).get(GovKeys.nextId);
-    const id = v ? uint64Key.decode(v) : 1n;
+    const id = await this.peekNextProposalId(ctx);
     ctx.kv(GOV_STORE).set(GovKeys.nextId, uint64Key.encode(id + 1n));
     return id;
   }

@@ -30,6 +30,11 @@ export { STAKING_STORE };
 export const BONDED_POOL = "bonded_tokens_pool";
 export const NOT_BONDED_POOL = "not_bonded_tokens_pool";
 
+/** Cosmos' default power reduction: a validator's consensus power is its bonded tokens over 10^6. */
+export function consensusPower(tokens: string | bigint): bigint {
+  return BigInt(tokens) / 1_000_000n;
+}
+
 export function defaultStakingParams(): Params {
   return create(ParamsSchema, {
     unbondingTime: durationFromMs(21 * 24 * 3600 * 1000),

@@ -20,6 +20,7 @@ import { STAKING_AMINO_TYPES } from "./staking-amino.js";
 import { gentxCommand } from "./staking-cli.js";
 import {
   BONDED_POOL,
+  consensusPower,
   defaultStakingParams,
   NOT_BONDED_POOL,
   STAKING_STORE,
@@ -111,11 +112,10 @@ export class StakingModule implements AppModule {
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {
     const validators = [];
-    // Cosmos' consensus power: bonded tokens over the power reduction, 10^6.
     let power = 0n;
     for await (const v of this.keeper.validators(ctx)) {
       validators.push(v);
-      if (v.status === BondStatus.BONDED) power += BigInt(v.tokens) / 1_000_000n;
+      if (v.status === BondStatus.BONDED) power += consensusPower(v.tokens);
     }
     const delegations = [];
     for await (const d of this.keeper.allDelegations(ctx)) delegations.push(d);

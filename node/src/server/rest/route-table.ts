@@ -6,7 +6,6 @@ import type { RestRoute } from "./rest-routes.js";
 export interface BoundRoute {
   route: RestRoute;
   path: PathTemplate;
-  namespace: Namespace;
   /** The query router path it calls (`/cosmos.bank.v1beta1.Query/AllBalances`). */
   grpcPath: string;
   /** Its name in metrics (`GET /sdk/bank/v1beta1/balances/{address}`). */
@@ -43,7 +42,6 @@ export class RouteTable {
       bound.push({
         route,
         path,
-        namespace,
         grpcPath: `/${toNamespace(route.service.typeName, namespace)}/${route.rpc.name}`,
         label: `${route.method} ${route.path.template}`,
       });
