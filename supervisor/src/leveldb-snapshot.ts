@@ -123,6 +123,29 @@ export async function readSnapshotKey(
   key: Uint8Array,
   scratch: string,
 ): Promise<Uint8Array | undefined> {
+  // Looks through one scratch folder take turns: two at once would each clear the other's copy (a probe polling
+  // a running daemon and the one that looks when it exits share the home's folder).
+  const previous = scratchTurns.get(scratch) ?? Promise.resolve();
+  const mine = previous.then(() => readSnapshotKeyAlone(dbDir, key, scratch));
+  const done = mine.then(
+    () => {},
+    () => {},
+  );
+  scratchTurns.set(scratch, done);
+  try {
+    return await mine;
+  } finally {
+    if (scratchTurns.get(scratch) === done) scratchTurns.delete(scratch);
+  }
+}
+
+const scratchTurns = new Map<string, Promise<void>>();
+
+async function readSnapshotKeyAlone(
+  dbDir: string,
+  key: Uint8Array,
+  scratch: string,
+): Promise<Uint8Array | undefined> {
   let overtaken = "";
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

@@ -86,6 +86,13 @@ describe("the home's own height", () => {
       });
       expect(readdirSync(dir).sort()).toEqual(before);
       expect(existsSync(join(home, "scratch"))).toBe(false);
+      // Two looks at once through the same scratch folder (visor's polling probe and the one that looks when the
+      // daemon exits) both answer: neither clears the other's copy.
+      const both = await Promise.all(
+        Array.from({ length: 4 }, () => readHomeHeight(home, join(home, "scratch"))),
+      );
+      expect(both.map((b) => b.height)).toEqual([300, 300, 300, 300]);
+      expect(existsSync(join(home, "scratch"))).toBe(false);
     } finally {
       await db.close();
       rmSync(home, { recursive: true, force: true });
