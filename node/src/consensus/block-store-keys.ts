@@ -22,6 +22,6 @@ export const BlockStoreKeys = {
   results: prefixedKey(results, safeUint64Key),
   /** 0x14 | tx hash -> tx location */
   txIndex: prefixedKey(txIndex, bytesKey),
-  /** 0x15 | "type.key" 0x00 | value 0x00 | height | index: an indexed event attribute of a tx */
-  txEvents: prefixedKey(txEvents, tupleKey(stringKey, stringKey, safeUint64Key, uint32Key)),
+  /** 0x15 | "type.key" 0x00 | value 0x00 | height -> indexes: a block's txs with an indexed event attribute */
+  txEvents: prefixedKey(txEvents, tupleKey(stringKey, stringKey, safeUint64Key)),
 } as const;

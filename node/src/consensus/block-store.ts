@@ -39,6 +39,54 @@ function blockOps(block: Block, meta: BlockMeta): BatchOp[] {
   ];
 }
 
+const HEIGHT_BYTES = safeUint64Key.encode(0).length;
+const INDEX_BYTES = uint32Key.encode(0).length;
+
+/** One indexed `type.key` = value pair of a block, and the indexes of its txs carrying it, ascending. */
+interface AttributeGroup {
+  composite: string;
+  value: string;
+  indexes: number[];
+}
+
+/**
+ * A block's indexed tx event attributes, one group per pair: a block repeats most pairs (action, module, fee,
+ * sender) in many txs, so the index writes one record per pair and block rather than one per tx.
+ */
+function indexedAttributes(res: BlockResults, txCount: number): Iterable<AttributeGroup> {
+  const groups = new Map<string, AttributeGroup>();
+  for (let index = 0; index < txCount; index++) {
+    for (const e of res.txResults[index]?.events ?? []) {
+      for (const a of e.attributes) {
+        if (!a.index) continue;
+        const composite = `${e.type}.${a.key}`;
+        if (composite.includes("\0") || a.value.includes("\0")) continue;
+        const id = `${composite}\0${a.value}`;
+        const g = groups.get(id);
+        if (!g) groups.set(id, { composite, value: a.value, indexes: [index] });
+        else if (g.indexes[g.indexes.length - 1] !== index) g.indexes.push(index);
+      }
+    }
+  }
+  return groups.values();
+}
+
+function eventGroupKey(g: AttributeGroup, height: number): Uint8Array {
+  return concatBytes(
+    eventKeyPrefix(g.composite),
+    stringKey.encodeNonTerminal(g.value),
+    safeUint64Key.encode(height),
+  );
+}
+
+function packIndexes(indexes: readonly number[]): Uint8Array {
+  const out = new Uint8Array(indexes.length * INDEX_BYTES);
+  indexes.forEach((index, i) => {
+    out.set(uint32Key.encode(index), i * INDEX_BYTES);
+  });
+  return out;
+}
+
 const encodeLocation = (l: TxLocation) => txLocationCodec.encode([l.height, l.index]);
 function decodeLocation(b: Uint8Array): TxLocation {
   const [height, index] = txLocationCodec.decode(b);
@@ -134,33 +182,26 @@ export class BlockStore {
     const ops: BatchOp[] = [{ type: "put", key: results.encode(h), value: encodeBlockResults(res) }];
     txHashes.forEach((hash, index) => {
       ops.push({ type: "put", key: txIndex.encode(hash), value: encodeLocation({ height: h, index }) });
-      const seen = new Set<string>();
-      // The same bytes txEvents.encode([composite, value, h, index]) gives, built from cached parts.
-      const location = concatBytes(safeUint64Key.encode(h), uint32Key.encode(index));
-      for (const e of res.txResults[index]?.events ?? []) {
-        for (const a of e.attributes) {
-          const composite = `${e.type}.${a.key}`;
-          if (!a.index || composite.includes("\0") || a.value.includes("\0")) continue;
-          const id = `${composite}\0${a.value}`;
-          if (seen.has(id)) continue;
-          seen.add(id);
-          const key = concatBytes(eventKeyPrefix(composite), stringKey.encodeNonTerminal(a.value), location);
-          ops.push({ type: "put", key, value: new Uint8Array() });
-        }
-      }
     });
+    for (const g of indexedAttributes(res, txHashes.length))
+      ops.push({ type: "put", key: eventGroupKey(g, h), value: packIndexes(g.indexes) });
     return ops;
   }
 
   /**
    * The batch operations that undo what `ops` recorded for an executed block (its results, tx-hash and event
-   * indexes), for a rollback; derived from its stored results, so they name exactly the keys written.
+   * indexes), for a rollback; derived from its stored results, so they name exactly the keys written, in either
+   * event index layout.
    */
   async recordsRemovalOps(height: number): Promise<BatchOp[]> {
     const [res, block] = await Promise.all([this.results(height), this.block(height)]);
     if (!res) return [];
     const hashes = (block?.data?.txs ?? []).map((t) => sha256(t));
-    return this.ops(res, hashes).map((op) => ({ type: "del", key: op.key }));
+    const ops: BatchOp[] = this.ops(res, hashes).map((op) => ({ type: "del", key: op.key }));
+    for (const g of indexedAttributes(res, hashes.length))
+      for (const index of g.indexes)
+        ops.push({ type: "del", key: concatBytes(eventGroupKey(g, height), uint32Key.encode(index)) });
+    return ops;
   }
 
   /** The batch operations that remove a saved block (header, txs, meta, hash index), for a rollback. */
@@ -215,10 +256,18 @@ export class BlockStore {
   /** Every committed tx with an indexed event attribute `type.key` equal to `value`, oldest first. */
   async *txsWithEvent(compositeKey: string, value: string): AsyncIterable<TxLocation> {
     // Attributes holding a NUL are never indexed; NUL ends both strings, so every key under this prefix is
-    // one of this pair's, followed by its location.
+    // one of this pair's, followed by its height (and, in the layout before grouping, the tx's index).
     if (compositeKey.includes("\0") || value.includes("\0")) return;
     const prefix = txEvents.prefixOf(compositeKey, value);
-    for await (const k of this.store.db.keys({ gte: prefix, lt: prefixEnd(prefix) }))
-      yield decodeLocation(k.subarray(prefix.length));
+    for await (const [k, v] of this.store.db.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
+      const rest = k.subarray(prefix.length);
+      if (rest.length === HEIGHT_BYTES + INDEX_BYTES) {
+        yield decodeLocation(rest);
+        continue;
+      }
+      const height = safeUint64Key.decode(rest);
+      for (let at = 0; at + INDEX_BYTES <= v.length; at += INDEX_BYTES)
+        yield { height, index: uint32Key.decode(v.subarray(at, at + INDEX_BYTES)) };
+    }
   }
 }

@@ -35,6 +35,9 @@ export const BLOCK_STORE_KEYSPACES = {
   results: 0x13,
   /** 0x14 | tx hash -> height (8 bytes) | index (4 bytes) */
   txIndex: 0x14,
-  /** 0x15 | "type.key" 0x00 | value 0x00 | height (8) | index (4) -> empty: indexed tx event attributes */
+  /**
+   * 0x15 | "type.key" 0x00 | value 0x00 | height (8) -> the indexes (4 bytes each) of that block's txs with the
+   * attribute; homes written before grouping also hold 0x15 | ... | height (8) | index (4) -> empty.
+   */
   txEvents: 0x15,
 } as const;

@@ -74,13 +74,13 @@ describe("store key layouts keep their bytes", () => {
     pin(txLocationCodec, [2 ** 40, 0xffff_ffff], "0000010000000000ffffffff");
     pin(
       txEvents,
-      ["transfer.recipient", "sdk1xyz", 7, 3],
-      "157472616e736665722e726563697069656e740073646b3178797a00000000000000000700000003",
+      ["transfer.recipient", "sdk1xyz", 7],
+      "157472616e736665722e726563697069656e740073646b3178797a000000000000000007",
     );
     pin(
       txEvents,
-      ["message.action", "/sdk.bank.v1beta1.MsgSend", 1, 0],
-      "156d6573736167652e616374696f6e002f73646b2e62616e6b2e763162657461312e4d736753656e6400000000000000000100000000",
+      ["message.action", "/sdk.bank.v1beta1.MsgSend", 1],
+      "156d6573736167652e616374696f6e002f73646b2e62616e6b2e763162657461312e4d736753656e64000000000000000001",
     );
     expect(hex(txEvents.prefixOf("transfer.recipient", "sdk1xyz"))).toBe(
       "157472616e736665722e726563697069656e740073646b3178797a00",
