@@ -10,6 +10,7 @@ import {
 } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import type { AddressCodec } from "../../app/address-codec.js";
 import type { Context } from "../../app/context.js";
+import { DecodedOnce } from "../../app/decoded-once.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { uint64Key } from "../../store/uint-keys.js";
@@ -39,9 +40,12 @@ export class AccountKeeper {
     private readonly types: TypeRegistry,
   ) {}
 
+  private readonly params = new DecodedOnce((raw) => fromBinary(ParamsSchema, raw));
+
+  /** Shared with every caller: not to be changed in place. */
   async getParams(ctx: Context): Promise<Params> {
     const raw = await ctx.kv(AUTH_STORE).get(AuthKeys.params);
-    return raw ? fromBinary(ParamsSchema, raw) : defaultAuthParams();
+    return raw ? this.params.of(raw) : defaultAuthParams();
   }
 
   setParams(ctx: Context, p: Params): void {
@@ -125,10 +129,25 @@ export class AccountKeeper {
 
   /** The module account for `name` (address sha256(name)[:20]), created when first used. */
   async moduleAccount(ctx: Context, name: string, permissions: string[] = []): Promise<StoredAccount> {
-    const addr = moduleAddress(name);
-    const existing = await this.getAccount(ctx, addr);
-    if (existing) return existing;
-    const { base } = await this.newAccount(ctx, addr);
+    const existing = await this.getAccount(ctx, moduleAddress(name));
+    return existing ?? this.createModuleAccount(ctx, name, permissions);
+  }
+
+  /**
+   * Creates the module account for `name` unless it exists. It reads the account as Cosmos' GetModuleAccount does
+   * (the same gas) but leaves it undecoded: transfers to a module (every fee) only need it to exist.
+   */
+  async ensureModuleAccount(ctx: Context, name: string): Promise<void> {
+    const raw = await ctx.kv(AUTH_STORE).get(AuthKeys.account.encode(moduleAddress(name)));
+    if (!raw) await this.createModuleAccount(ctx, name, []);
+  }
+
+  private async createModuleAccount(
+    ctx: Context,
+    name: string,
+    permissions: string[],
+  ): Promise<StoredAccount> {
+    const { base } = await this.newAccount(ctx, moduleAddress(name));
     const acc: StoredAccount = {
       kind: "module",
       base,

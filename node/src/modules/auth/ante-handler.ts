@@ -31,7 +31,7 @@ export interface AnteOptions {
 export type AnteHandler = (ctx: Context, tx: DecodedTx, simulate: boolean) => Promise<void>;
 
 const err = ChainError.wrap;
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
 /**
  * Cosmos' ante chain in its order: basic validity, timeout height, memo, size gas, fee deduction (and minimum
@@ -129,7 +129,6 @@ export function createAnteHandler(
     if (!(await accounts.hasAccount(ctx, payerAddr)))
       throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
     const deductFee = async (c: Context, coins: Coins) => {
-      await accounts.moduleAccount(c, FEE_COLLECTOR);
       try {
         await bank.sendCoinsFromAccountToModule(c, payerAddr, FEE_COLLECTOR, coins);
       } catch (e) {
@@ -152,6 +151,8 @@ export function createAnteHandler(
       );
     }
     const loaded: StoredAccount[] = [];
+    // Each signer's secp256k1 key when its signer info carried one (the stored key then has the same bytes).
+    const sentKeys: (Uint8Array | undefined)[] = [];
     for (const [i, signer] of signers.entries()) {
       const addr = accounts.addresses.fromString(signer, "signer");
       const acc = await accounts.getAccount(ctx, addr);
@@ -163,13 +164,13 @@ export function createAnteHandler(
         (simulate && !acc.base.pubKey?.value.length ? simulatedPubKey(`/${SECP256K1_PUBKEY}`) : undefined);
       if (publicKey && typeUrlToSdk(publicKey.typeUrl).name === MULTISIG_PUBKEY) {
         const m = decodeMultisigKey(publicKey.value, Number(params.txSigLimit));
-        if (hex(multisigAddress(m)) !== hex(addr))
+        if (!sameBytes(multisigAddress(m), addr))
           throw err(
             SdkErrors.InvalidPubKey,
             `pubKey does not match signer address ${signer} with signer index: ${i}`,
           );
         const existing = acc.base.pubKey;
-        if (existing?.value.length && hex(existing.value) !== hex(publicKey.value))
+        if (existing?.value.length && !sameBytes(existing.value, publicKey.value))
           throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
         if (!existing?.value.length) acc.base.pubKey = { ...publicKey, typeUrl: `/${MULTISIG_PUBKEY}` };
       } else if (publicKey) {
@@ -179,23 +180,26 @@ export function createAnteHandler(
         const pk = fromBinary(PubKeySchema, publicKey.value);
         if (pk.key.length !== 33)
           throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
-        if (info.publicKey && hex(addressFromPubKey(pk.key)) !== hex(addr)) {
+        if (info.publicKey && !sameBytes(addressFromPubKey(pk.key), addr)) {
           throw err(
             SdkErrors.InvalidPubKey,
             `pubKey does not match signer address ${signer} with signer index: ${i}`,
           );
         }
         const existing = acc.base.pubKey;
+        // The stored key's bytes are usually the very bytes sent: decode it only when they differ.
         if (
           existing &&
           existing.value.length > 0 &&
-          hex(fromBinary(PubKeySchema, existing.value).key) !== hex(pk.key)
+          !sameBytes(existing.value, publicKey.value) &&
+          !sameBytes(fromBinary(PubKeySchema, existing.value).key, pk.key)
         ) {
           throw err(SdkErrors.InvalidPubKey, `account ${signer} already has a different public key`);
         }
         if (!existing || existing.value.length === 0) {
           acc.base.pubKey = { ...publicKey, typeUrl: `/${SECP256K1_PUBKEY}` };
         }
+        sentKeys[i] = pk.key;
       } else if (!acc.base.pubKey && !simulate) {
         throw err(SdkErrors.InvalidPubKey, `pubkey on account ${signer} is not set`);
       }
@@ -241,7 +245,7 @@ export function createAnteHandler(
         );
       } else if (!simulate) {
         const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
-        const pub = fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
+        const pub = sentKeys[i] ?? fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
         if (!signatures.verify(pub, signBytes, tx.raw.signatures[i])) {
           throw err(
             SdkErrors.Unauthorized,

@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Params, ParamsSchema } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
+import { DecodedOnce } from "../../app/decoded-once.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
@@ -25,9 +26,12 @@ export function defaultBankParams(): Params {
 export class BankKeeper {
   constructor(private readonly accounts: AccountKeeper) {}
 
+  private readonly params = new DecodedOnce((raw) => fromBinary(ParamsSchema, raw));
+
+  /** Shared with every caller: not to be changed in place. */
   async getParams(ctx: Context): Promise<Params> {
     const raw = await ctx.kv(BANK_STORE).get(BankKeys.params);
-    return raw ? fromBinary(ParamsSchema, raw) : defaultBankParams();
+    return raw ? this.params.of(raw) : defaultBankParams();
   }
 
   setParams(ctx: Context, p: Params): void {
@@ -110,7 +114,7 @@ export class BankKeeper {
     moduleName: string,
     coins: Coins,
   ): Promise<void> {
-    await this.accounts.moduleAccount(ctx, moduleName);
+    await this.accounts.ensureModuleAccount(ctx, moduleName);
     await this.sendCoins(ctx, from, moduleAddress(moduleName), coins);
   }
 
@@ -124,12 +128,12 @@ export class BankKeeper {
   }
 
   async sendCoinsFromModuleToModule(ctx: Context, from: string, to: string, coins: Coins): Promise<void> {
-    await this.accounts.moduleAccount(ctx, to);
+    await this.accounts.ensureModuleAccount(ctx, to);
     await this.sendCoins(ctx, moduleAddress(from), moduleAddress(to), coins);
   }
 
   async mintCoins(ctx: Context, moduleName: string, coins: Coins): Promise<void> {
-    await this.accounts.moduleAccount(ctx, moduleName);
+    await this.accounts.ensureModuleAccount(ctx, moduleName);
     await this.addCoins(ctx, moduleAddress(moduleName), coins);
     for (const c of coins.list) this.setSupply(ctx, c.denom, (await this.getSupply(ctx, c.denom)) + c.amount);
     ctx.events.emit("coinbase", {

@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { ParamsSchema } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
 import {
   type Msg,
   MsgMultiSendResponseSchema,
@@ -89,8 +90,8 @@ export function bankMsgServer(
       const params = await bank.getParams(ctx);
       const drop = new Set([...msg.useDefaultFor, ...msg.sendEnabled.map((s) => s.denom)]);
       const kept = params.sendEnabled.filter((s) => !drop.has(s.denom));
-      params.sendEnabled = [...kept, ...msg.sendEnabled].sort((a, b) => (a.denom < b.denom ? -1 : 1));
-      bank.setParams(ctx, params);
+      const sendEnabled = [...kept, ...msg.sendEnabled].sort((a, b) => (a.denom < b.denom ? -1 : 1));
+      bank.setParams(ctx, create(ParamsSchema, { ...params, sendEnabled }));
       return create(MsgSetSendEnabledResponseSchema);
     },
   };
