@@ -39,18 +39,14 @@ const net = await LocalTestnet.create({
   genesisBinary: values.binary ? resolve(values.binary) : devLauncher(),
   blockTime: values["block-time"],
   votingPeriod: values["voting-period"],
+  ownProcessGroup: positionals[0] === "up",
   echo: positionals[0] === "up" ? (line: string) => process.stdout.write(`${line}\n`) : undefined,
 });
 
 try {
   switch (positionals[0]) {
     case "up": {
-      const stop = async () => {
-        await net.stop();
-        process.exit(0);
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
+      net.relaySignals(() => console.log("\nstopping visor and the node (Ctrl-C again kills the node)"));
       await net.start();
       console.log(`\ntestnet in ${dir}: ${[...net.listeners].map(([k, v]) => `${k} ${v}`).join(", ")}`);
       break;

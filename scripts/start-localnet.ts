@@ -1,12 +1,20 @@
 #!/usr/bin/env node
-// `npm start`: a local single-validator chain run by visor, its data in .localnet/. A second run continues
-// the same chain; Ctrl-C stops visor and the node cleanly.
+// `npm start`: a local single-validator chain run by visor, its data in .localnet/ (or `npm start -- --dir <folder>`).
+// A second run continues the same chain; Ctrl-C stops visor and the node cleanly, a second Ctrl-C kills the node.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { CHAIND_CLI, LocalTestnet } from "@chaind/harness/local-testnet";
 import { repoRoot } from "./repo-root.js";
 
-const dir = join(repoRoot(), ".localnet");
+let dir: string;
+try {
+  const { values } = parseArgs({ options: { dir: { type: "string" } } });
+  dir = values.dir ? resolve(values.dir) : join(repoRoot(), ".localnet");
+} catch (e) {
+  console.error(`npm start: ${(e as Error).message}`);
+  process.exit(2);
+}
 
 // visor installs this launcher as the genesis binary: the chaind of this checkout.
 const launcher = join(dir, "bin", "chaind");
@@ -23,19 +31,13 @@ const net = await LocalTestnet.create({
   blockTime: "1s",
   votingPeriod: "20s",
   freePorts: false,
+  ownProcessGroup: true,
   echo: (line: string) => process.stdout.write(`${line}\n`),
 });
 console.log(fresh ? `Created a local chain in ${net.home}` : `Continuing the local chain in ${net.home}`);
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  console.log("\nStopping visor and the node...");
-  await net.stop();
-  process.exit(0);
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+// visor runs in a process group of its own, so a terminal's Ctrl-C reaches only this script, which passes it on
+// once: in the terminal's group visor would get the terminal's SIGINT and this script's, and the node two.
+net.relaySignals(() => console.log("\nStopping visor and the node (Ctrl-C again kills the node)..."));
 try {
   await net.start();
 } catch (e) {

@@ -32,6 +32,11 @@ export interface LocalTestnetOptions {
   echo?: (line: string) => void;
   /** Listeners on OS-picked loopback ports (default), or on the Cosmos default ports (1317, 9090, 26657). */
   freePorts?: boolean;
+  /**
+   * visor in a process group of its own, so a terminal's Ctrl-C reaches only the caller, which passes it on with
+   * `relaySignals()`: visor and the node then get one stop request, not the terminal's and the caller's.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface ProposalOptions {
@@ -117,6 +122,7 @@ export class LocalTestnet {
       // stop() gives visor time to stop its daemon (DAEMON_SHUTDOWN_GRACE) before its own SIGKILL; execa's
       // default would SIGKILL visor after 5 s and orphan the daemon.
       forceKillAfterDelay: false,
+      detached: this.opts.ownProcessGroup ?? false,
       all: true,
       buffer: false,
     });
@@ -264,14 +270,36 @@ export class LocalTestnet {
     return { status: res.status, body: (await res.json()) as T };
   }
 
+  /**
+   * For a script a terminal runs, with visor in its own process group (`ownProcessGroup`): passes each SIGINT on
+   * to visor, and SIGTERM or SIGHUP as SIGTERM, once, so the first stops the node gently and one sent again later
+   * kills it. Once visor has stopped, the script ends as the first signal ends a program (a shell sees 130 for
+   * Ctrl-C).
+   */
+  relaySignals(onStopping: () => void): void {
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+    let stopping = false;
+    const relay = async (sig: NodeJS.Signals) => {
+      this.visor?.kill(sig === "SIGINT" ? "SIGINT" : "SIGTERM");
+      if (stopping) return;
+      stopping = true;
+      onStopping();
+      if (this.visor) await this.exited().catch((e: Error) => console.error(e.message));
+      for (const s of signals) process.off(s, relay);
+      process.kill(process.pid, sig);
+    };
+    for (const s of signals) process.on(s, relay);
+  }
+
   /** Waits for visor to exit by itself (e.g. after a refused upgrade); answers its exit code. */
   async exited(timeoutMs = 60_000): Promise<number> {
     if (!this.visor) throw new Error("testnet not started");
     const proc = this.visor;
-    const timer = new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`visor still running after ${timeoutMs} ms`)), timeoutMs),
-    );
-    const r = await Promise.race([proc, timer]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`visor still running after ${timeoutMs} ms`)), timeoutMs);
+    });
+    const r = await Promise.race([proc, late]).finally(() => clearTimeout(timer));
     this.visor = null;
     return r.exitCode ?? -1;
   }

@@ -24,6 +24,9 @@ type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kin
 
 const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGQUIT: 131, SIGKILL: 137 };
 
+/** Signals this close after the first are the same stop from another sender, not a second request. */
+const SAME_STOP_WINDOW_MS = 1000;
+
 /**
  * `visor run`: launches the daemon from `current`, watches data/upgrade-info.json (file events, with polling as
  * a fallback), stops the daemon when an upgrade is due, applies it and starts the new binary. An upgrade named
@@ -57,19 +60,37 @@ export class VisorRunner {
 
   /** Runs until the daemon stops for good; answers visor's exit status. */
   async run(): Promise<number> {
+    let firstSignalAt = 0;
     const forward = (sig: NodeJS.Signals) => {
       const child = this.child;
       const again = this.stopping !== null;
-      this.stopping = sig;
+      if (!again) {
+        this.stopping = sig;
+        firstSignalAt = Date.now();
+      }
       if (!child || child.exitCode !== null) return;
-      // A second signal, or a daemon that outlives DAEMON_SHUTDOWN_GRACE, is killed: visor never leaves it behind.
-      if (again) child.kill("SIGKILL");
-      else child.kill(sig);
+      if (again) {
+        // One stop often arrives from several senders at once: a terminal's Ctrl-C reaches the whole process
+        // group (the daemon too), a parent script passes it on, systemd signals the whole cgroup. Only a signal
+        // that comes later is someone asking again: the daemon is killed.
+        if (Date.now() - firstSignalAt < SAME_STOP_WINDOW_MS) {
+          this.deps.logger.info("already stopping the daemon; signal again later to kill it", {
+            signal: sig,
+          });
+          return;
+        }
+        this.deps.logger.warn("signalled again while the daemon stops: killing it", { signal: sig });
+        child.kill("SIGKILL");
+        return;
+      }
+      child.kill(sig);
+      // A daemon that outlives DAEMON_SHUTDOWN_GRACE is killed: visor never leaves it behind.
       if (this.config.shutdownGraceMs > 0) {
-        const t = setTimeout(
-          () => child.exitCode === null && child.kill("SIGKILL"),
-          this.config.shutdownGraceMs,
-        );
+        const t = setTimeout(() => {
+          if (child.exitCode !== null) return;
+          this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
+          child.kill("SIGKILL");
+        }, this.config.shutdownGraceMs);
         child.once("exit", () => clearTimeout(t));
       }
     };
