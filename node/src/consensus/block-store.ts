@@ -54,21 +54,38 @@ interface AttributeGroup {
  * sender) in many txs, so the index writes one record per pair and block rather than one per tx.
  */
 function indexedAttributes(res: BlockResults, txCount: number): Iterable<AttributeGroup> {
-  const groups = new Map<string, AttributeGroup>();
+  // type -> key -> value -> group: no string is built for an attribute already seen.
+  const groups = new Map<string, Map<string, Map<string, AttributeGroup>>>();
+  const all: AttributeGroup[] = [];
   for (let index = 0; index < txCount; index++) {
     for (const e of res.txResults[index]?.events ?? []) {
+      let byKey = groups.get(e.type);
+      if (!byKey) {
+        byKey = new Map();
+        groups.set(e.type, byKey);
+      }
       for (const a of e.attributes) {
         if (!a.index) continue;
+        let byValue = byKey.get(a.key);
+        if (!byValue) {
+          byValue = new Map();
+          byKey.set(a.key, byValue);
+        }
+        const g = byValue.get(a.value);
+        if (g) {
+          if (g.indexes[g.indexes.length - 1] !== index) g.indexes.push(index);
+          continue;
+        }
         const composite = `${e.type}.${a.key}`;
+        // NUL ends the key's strings; such attributes are left out of the index.
         if (composite.includes("\0") || a.value.includes("\0")) continue;
-        const id = `${composite}\0${a.value}`;
-        const g = groups.get(id);
-        if (!g) groups.set(id, { composite, value: a.value, indexes: [index] });
-        else if (g.indexes[g.indexes.length - 1] !== index) g.indexes.push(index);
+        const group = { composite, value: a.value, indexes: [index] };
+        byValue.set(a.value, group);
+        all.push(group);
       }
     }
   }
-  return groups.values();
+  return all;
 }
 
 function eventGroupKey(g: AttributeGroup, height: number): Uint8Array {
@@ -79,10 +96,12 @@ function eventGroupKey(g: AttributeGroup, height: number): Uint8Array {
   );
 }
 
+/** The indexes as 4-byte big-endian numbers, uint32Key's layout. */
 function packIndexes(indexes: readonly number[]): Uint8Array {
   const out = new Uint8Array(indexes.length * INDEX_BYTES);
+  const view = new DataView(out.buffer);
   indexes.forEach((index, i) => {
-    out.set(uint32Key.encode(index), i * INDEX_BYTES);
+    view.setUint32(i * INDEX_BYTES, index);
   });
   return out;
 }

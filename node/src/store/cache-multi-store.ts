@@ -24,10 +24,16 @@ export class CacheKVStore implements KVStore {
 
   constructor(private readonly parent: KVStore) {}
 
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const p = this.pending.get(mapKey(key));
-    if (p) return p.value ?? undefined;
-    return this.parent.get(key);
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const id = mapKey(key);
+    // A tx's read passes its message, tx and block branches: walked in one step, with one map key.
+    let s: KVStore = this;
+    while (s instanceof CacheKVStore) {
+      const p = s.pending.get(id);
+      if (p) return Promise.resolve(p.value ?? undefined);
+      s = s.parent;
+    }
+    return s.get(key);
   }
 
   async has(key: Uint8Array): Promise<boolean> {
@@ -77,9 +83,15 @@ export class CacheKVStore implements KVStore {
 
   /** Hands the buffered writes to the parent and starts empty again. */
   write(): void {
-    for (const p of this.pending.values()) {
-      if (p.value === null) this.parent.delete(p.key);
-      else this.parent.set(p.key, p.value);
+    const parent = this.parent;
+    if (parent instanceof CacheKVStore) {
+      // Copied when they came in and never changed since: the parent branch takes the entries as they are.
+      for (const [id, p] of this.pending) parent.pending.set(id, p);
+    } else {
+      for (const p of this.pending.values()) {
+        if (p.value === null) parent.delete(p.key);
+        else parent.set(p.key, p.value);
+      }
     }
     this.pending.clear();
   }
@@ -126,7 +138,7 @@ export class CacheMultiStore implements MultiStore {
   /** Everything this branch holds, for the commit of a block. */
   changeSet(): ChangeSet {
     const cs = new ChangeSet();
-    for (const [name, s] of this.stores) for (const p of s.pending.values()) cs.set(name, p.key, p.value);
+    for (const [name, s] of this.stores) for (const [id, p] of s.pending) cs.set(name, p.key, p.value, id);
     return cs;
   }
 }

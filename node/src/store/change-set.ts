@@ -13,13 +13,14 @@ export interface Change {
 export class ChangeSet {
   private readonly byStore = new Map<string, Map<string, Change>>();
 
-  set(store: string, key: Uint8Array, value: Uint8Array | null): void {
+  /** `id`: the key's map key, when the caller has it already. */
+  set(store: string, key: Uint8Array, value: Uint8Array | null, id = mapKey(key)): void {
     let m = this.byStore.get(store);
     if (!m) {
       m = new Map();
       this.byStore.set(store, m);
     }
-    m.set(mapKey(key), { store, key, value });
+    m.set(id, { store, key, value });
   }
 
   delete(store: string, key: Uint8Array): void {
