@@ -21,6 +21,7 @@ import type { BlockStore } from "./block-store.js";
 import { crashPoint } from "./crash-point.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";
+import { txHash } from "./tx-hash.js";
 import type { ValidatorSigner } from "./validator-signer.js";
 
 export interface BlockProducerOptions {
@@ -54,6 +55,11 @@ function resultBytes(r: TxResult): Uint8Array {
   return sha256(enc.encode(`${r.code}|${toHex(r.data)}|${r.gasWanted}|${r.gasUsed}`));
 }
 
+/** A block's LastResultsHash, as the next header names it. */
+function resultsHash(results: readonly TxResult[]): Uint8Array {
+  return merkleRoot(results.map(resultBytes));
+}
+
 /**
  * Single-validator block production: every timeout_commit, reap the mempool, finalize, and commit the block
  * and its state in one batch. Stopping waits for the block in progress.
@@ -64,6 +70,8 @@ export class BlockProducer {
   private wake: (() => void) | null = null;
   private readonly listeners = new Set<(b: CommittedBlock) => void>();
   private readonly stopListeners = new Set<(r: StopReason) => void>();
+  /** The last block this producer committed and its results' merkle root: the next header names it. */
+  private lastResults: { height: number; hash: Uint8Array } | null = null;
   /** A hook consulted after each commit; a returned string halts the node with that reason. */
   haltCheck: (b: CommittedBlock) => string | null = () => null;
 
@@ -174,11 +182,9 @@ export class BlockProducer {
     crashPoint("block-saved");
     const result = await app.finalizeBlock({ height, time, txs, proposerAddress: header.proposerAddress });
     crashPoint("block-executed");
-    const ops = blocks.ops(
-      { height, txResults: result.txResults, events: result.events },
-      txs.map((t) => sha256(t)),
-    );
+    const ops = blocks.ops({ height, txResults: result.txResults, events: result.events }, txs.map(txHash));
     const { appHash } = await mempool.update(txs, () => app.commit(ops));
+    this.lastResults = { height, hash: resultsHash(result.txResults) };
     const ms = Math.round(performance.now() - started);
     this.deps.logger.info("committed block", {
       height,
@@ -205,7 +211,11 @@ export class BlockProducer {
 
     const lastBlockId =
       prev?.blockId ?? create(BlockIDSchema, { partSetHeader: create(PartSetHeaderSchema) });
-    const prevResults = prev ? await blocks.results(height - 1) : undefined;
+    // Kept from the last commit; read back (and decoded whole) only for the first block after a start.
+    const lastResultsHash =
+      this.lastResults?.height === height - 1
+        ? this.lastResults.hash
+        : resultsHash((prev ? await blocks.results(height - 1) : undefined)?.txResults ?? []);
     const lastCommit = create(CommitSchema, {
       height: BigInt(prev ? height - 1 : 0),
       round: 0,
@@ -229,12 +239,12 @@ export class BlockProducer {
       time: timestampFromDate(time),
       lastBlockId,
       lastCommitHash: sha256(toBinary(CommitSchema, lastCommit)),
-      dataHash: merkleRoot(txs.map((t) => sha256(t))),
+      dataHash: merkleRoot(txs.map(txHash)),
       validatorsHash,
       nextValidatorsHash: validatorsHash,
       consensusHash: sha256(new TextEncoder().encode(this.opts.chainId)),
       appHash: prevAppHash,
-      lastResultsHash: merkleRoot((prevResults?.txResults ?? []).map(resultBytes)),
+      lastResultsHash,
       evidenceHash: merkleRoot([]),
       proposerAddress: signer.address,
     });
@@ -256,7 +266,7 @@ export class BlockProducer {
       header,
       numTxs: BigInt(txs.length),
     });
-    await blocks.save(block, meta);
+    await blocks.save(block, meta, blockBytes);
     return { block, hash };
   }
 }

@@ -30,10 +30,14 @@ function eventKeyPrefix(composite: string): Uint8Array {
 }
 
 /** A block's own records: the block, its meta and its hash index. */
-function blockOps(block: Block, meta: BlockMeta): BatchOp[] {
+function blockOps(
+  block: Block,
+  meta: BlockMeta,
+  blockBytes: Uint8Array = toBinary(BlockSchema, block),
+): BatchOp[] {
   const h = Number(block.header!.height);
   return [
-    { type: "put", key: blocks.encode(h), value: toBinary(BlockSchema, block) },
+    { type: "put", key: blocks.encode(h), value: blockBytes },
     { type: "put", key: blockMetas.encode(h), value: toBinary(BlockMetaSchema, meta) },
     { type: "put", key: blockHashes.encode(meta.blockId!.hash), value: safeUint64Key.encode(h) },
   ];
@@ -181,13 +185,16 @@ export class BlockStore {
     return this.saved > this.store.latestHeight ? this.saved : undefined;
   }
 
-  /** Saves the next block (header, txs, meta, hash index) in one write, before the app executes it. */
-  async save(block: Block, meta: BlockMeta): Promise<void> {
+  /**
+   * Saves the next block (header, txs, meta, hash index) in one write, before the app executes it; `blockBytes`:
+   * the block encoded, when the caller has encoded it already.
+   */
+  async save(block: Block, meta: BlockMeta, blockBytes?: Uint8Array): Promise<void> {
     const h = Number(block.header!.height);
     if (h !== this.nextHeight)
       throw new Error(`cannot save block ${h}: the next block is ${this.nextHeight}`);
     await this.store.db.batch(
-      blockOps(block, meta),
+      blockOps(block, meta, blockBytes),
       // Synced before the app runs it, as CometBFT's block store is: a restart finds the block it executed.
       { sync: true },
     );

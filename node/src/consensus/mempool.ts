@@ -3,9 +3,9 @@ import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { AsyncLock } from "../app/async-lock.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
-import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { txHash } from "./tx-hash.js";
 
 export interface MempoolOptions {
   size: number;
@@ -57,7 +57,7 @@ export class Mempool {
         ),
       );
     }
-    const key = toHex(sha256(tx));
+    const key = toHex(txHash(tx));
     return this.lock.run(async () => {
       if (this.keys.has(key))
         return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));
@@ -101,7 +101,7 @@ export class Mempool {
   }
 
   private async recheck(committed: readonly Uint8Array[]): Promise<void> {
-    const done = new Set(committed.map((tx) => toHex(sha256(tx))));
+    const done = new Set(committed.map((tx) => toHex(txHash(tx))));
     const rest = this.entries.filter((e) => !done.has(e.key));
     this.entries = [];
     this.keys.clear();
@@ -113,7 +113,7 @@ export class Mempool {
         continue;
       }
       this.deps.logger.info("evicted tx from mempool on recheck", {
-        hash: toHexUpper(sha256(e.bytes)),
+        hash: toHexUpper(txHash(e.bytes)),
         code: r.code,
         codespace: r.codespace,
         log: r.log,

@@ -1,7 +1,7 @@
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { BlockProducer, CommittedBlock } from "../../consensus/block-producer.js";
-import { sha256 } from "../../crypto/sha256.js";
+import { txHash } from "../../consensus/tx-hash.js";
 import { base64, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
@@ -16,7 +16,7 @@ export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
       run: async (p) => {
         const tx = bytesParam(p, "tx", "base64");
         void mempool.add(tx).then(() => producer.notifyTxs());
-        return { code: 0, data: "", log: "", codespace: "", hash: hexUpper(sha256(tx)) };
+        return { code: 0, data: "", log: "", codespace: "", hash: hexUpper(txHash(tx)) };
       },
     },
     broadcast_tx_sync: {
@@ -25,14 +25,14 @@ export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
         const tx = bytesParam(p, "tx", "base64");
         const r = await mempool.add(tx);
         if (r.code === 0) producer.notifyTxs();
-        return checkTxJson(r, sha256(tx));
+        return checkTxJson(r, txHash(tx));
       },
     },
     broadcast_tx_commit: {
       params: ["tx"],
       run: async (p) => {
         const tx = bytesParam(p, "tx", "base64");
-        const hash = sha256(tx);
+        const hash = txHash(tx);
         const included = waitForTx(producer, hash, node.nodeConfig.rpc.timeoutBroadcastTxCommitMs);
         const check = await mempool.add(tx);
         if (check.code !== 0) {
@@ -104,7 +104,7 @@ function waitForTx(
     // A waiter never keeps a stopping process alive; its connection is closed with the server.
     timer.unref();
     const offCommit = producer.onCommit((b: CommittedBlock) => {
-      const i = (b.block.data?.txs ?? []).findIndex((t) => hexUpper(sha256(t)) === hex);
+      const i = (b.block.data?.txs ?? []).findIndex((t) => hexUpper(txHash(t)) === hex);
       if (i < 0) return;
       done();
       resolve({ height: b.height, result: b.txResults[i] });
