@@ -7,10 +7,10 @@ import {
   type TxRaw,
   TxRawSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { Namespace } from "./namespace.js";
+import { txHash } from "./tx-hash.js";
 import type { TypeRegistry } from "./type-registry.js";
 
 /** A transaction message unpacked from its Any, with the namespace its type URL used. */
@@ -106,5 +106,5 @@ export function decodeTx(bytes: Uint8Array, types: TypeRegistry): DecodedTx {
     rejectUnknown(desc, message, false, desc.typeName);
     return { typeName: desc.typeName, namespace, desc, message };
   });
-  return { bytes, hash: sha256(bytes), raw, body, authInfo, msgs };
+  return { bytes, hash: txHash(bytes), raw, body, authInfo, msgs };
 }

@@ -15,13 +15,13 @@ import {
 } from "@chaind/proto/tendermint/types/types_pb";
 import { BlockIDFlag } from "@chaind/proto/tendermint/types/validator_pb";
 import type { App } from "../app/app.js";
+import { txHash } from "../app/tx-hash.js";
 import type { TxResult } from "../app/tx-result.js";
 import { sha256 } from "../crypto/sha256.js";
 import type { BlockStore } from "./block-store.js";
 import { crashPoint } from "./crash-point.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";
-import { txHash } from "./tx-hash.js";
 import type { ValidatorSigner } from "./validator-signer.js";
 
 export interface BlockProducerOptions {

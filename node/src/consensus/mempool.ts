@@ -2,10 +2,10 @@ import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import type { App } from "../app/app.js";
 import { AsyncLock } from "../app/async-lock.js";
+import { txHash } from "../app/tx-hash.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { txHash } from "./tx-hash.js";
 
 export interface MempoolOptions {
   size: number;

@@ -1,7 +1,7 @@
+import { txHash } from "../../app/tx-hash.js";
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { BlockProducer, CommittedBlock } from "../../consensus/block-producer.js";
-import { txHash } from "../../consensus/tx-hash.js";
 import { base64, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
