@@ -1,5 +1,6 @@
 import { concatBytes } from "@chaind/core/bytes";
 import type { Level } from "level";
+import { escapedBytesKey } from "./escaped-bytes-key.js";
 import {
   changeAtOrBefore,
   decodeHead,
@@ -15,7 +16,6 @@ import {
   recordChange,
   undoChange,
 } from "./history-nodes.js";
-import { escapedBytesKey } from "./escaped-bytes-key.js";
 import { mapKey } from "./map-key.js";
 import type { BatchOp } from "./state-store.js";
 import { StateStoreKeys } from "./state-store-keys.js";
@@ -100,46 +100,54 @@ export class HistoryIndex {
     const refs = keys.map(({ store, key }) => {
       const escKey = escapedBytesKey.encodeNonTerminal(key);
       const headKey = this.headKey(store, escKey);
-      return { store, escKey, headKey, id: mapKey(headKey) };
+      const id = mapKey(headKey);
+      // undefined: not known yet; null: the key has no head.
+      const head: IndexNode | null | undefined = this.heads.get(id);
+      return { store, escKey, headKey, id, head };
     });
-    const unknownHeads = refs.filter((r) => !this.heads.has(r.id));
-    const fetched = unknownHeads.length > 0 ? await this.db.getMany(unknownHeads.map((r) => r.headKey)) : [];
-    const heads = new Map<string, IndexNode | null>();
-    unknownHeads.forEach((r, i) => {
-      heads.set(r.id, fetched[i] === undefined ? null : decodeHead(fetched[i]));
-    });
-    const headOf = (id: string) => (heads.has(id) ? heads.get(id) : this.heads.get(id)) ?? undefined;
-    const wanted = new Map<string, { key: Uint8Array; level: number; range: number }>();
+    const unknown = refs.filter((r) => r.head === undefined);
+    if (unknown.length > 0) {
+      const fetched = await this.db.getMany(unknown.map((r) => r.headKey));
+      unknown.forEach((r, i) => {
+        const raw = fetched[i];
+        r.head = raw === undefined ? null : decodeHead(raw);
+      });
+    }
+    const parents = new Map<string, IndexNode | null>();
+    const wanted: { id: string; key: Uint8Array; level: number; range: number }[] = [];
     for (const r of refs)
-      for (const [level, range] of parentsToRead(headOf(r.id), height)) {
+      for (const [level, range] of parentsToRead(r.head ?? undefined, height)) {
         const key = this.nodeKey(r.store, r.escKey, level, range);
         const id = mapKey(key);
-        if (!this.parents.has(id)) wanted.set(id, { key, level, range });
+        if (!this.parents.has(id)) wanted.push({ id, key, level, range });
       }
-    const parents = new Map<string, IndexNode | null>();
-    const raws = wanted.size > 0 ? await this.db.getMany([...wanted.values()].map((w) => w.key)) : [];
-    [...wanted].forEach(([id, { level, range }], i) => {
-      const raw = raws[i];
-      parents.set(id, raw === undefined ? null : decodeNode(level, range, raw));
-    });
+    if (wanted.length > 0) {
+      const raws = await this.db.getMany(wanted.map((w) => w.key));
+      wanted.forEach(({ id, level, range }, i) => {
+        const raw = raws[i];
+        parents.set(id, raw === undefined ? null : decodeNode(level, range, raw));
+      });
+    }
     const ops: BatchOp[] = [];
-    const newHeads = new Map<string, IndexNode>();
-    const newParents = new Map<string, IndexNode | null>();
+    const newHeads: [string, IndexNode][] = [];
+    const newParents: [string, IndexNode | null][] = [];
     for (const r of refs) {
       const reader: NodeReader = (level, range) => {
         const id = mapKey(this.nodeKey(r.store, r.escKey, level, range));
         return (parents.has(id) ? parents.get(id) : this.parents.get(id)) ?? undefined;
       };
-      const { head, writes } = recordChange(headOf(r.id), height, reader);
-      ops.push({ type: "put", key: r.headKey, value: encodeHead(head) }, ...this.writeOps(r.store, r.escKey, writes));
-      newHeads.set(r.id, head);
+      const { head, writes } = recordChange(r.head ?? undefined, height, reader);
+      ops.push({ type: "put", key: r.headKey, value: encodeHead(head) });
+      newHeads.push([r.id, head]);
+      if (writes.length === 0) continue;
+      ops.push(...this.writeOps(r.store, r.escKey, writes));
       for (const w of writes)
-        if (w.level > 1) newParents.set(mapKey(this.nodeKey(r.store, r.escKey, w.level, w.range)), w.node);
+        if (w.level > 1) newParents.push([mapKey(this.nodeKey(r.store, r.escKey, w.level, w.range)), w.node]);
     }
     return {
       ops,
       settle: () => {
-        if (this.heads.size + newHeads.size > COMMIT_CACHE_ENTRIES) this.forget();
+        if (this.heads.size + newHeads.length > COMMIT_CACHE_ENTRIES) this.forget();
         for (const [id, head] of newHeads) this.heads.set(id, head);
         for (const [id, node] of newParents) this.parents.set(id, node);
       },

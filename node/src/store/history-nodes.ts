@@ -40,20 +40,24 @@ function readUint64(view: DataView, at: number): number {
   return view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
 }
 
-/** prev (8 bytes) then each height as an offset from its range's start. */
-export function encodeNode(level: number, range: number, node: IndexNode): Uint8Array {
+/** prev (8 bytes) then each height as an offset from its range's start; `lead` bytes left free before them. */
+function encodeNodeAfter(lead: number, level: number, range: number, node: IndexNode): Uint8Array {
   const width = offsetWidth(level);
   const start = rangeStart(level, range);
-  const out = new Uint8Array(8 + node.heights.length * width);
+  const out = new Uint8Array(lead + 8 + node.heights.length * width);
   const view = new DataView(out.buffer);
-  writeUint64(view, 0, node.prev);
-  let at = 8;
+  writeUint64(view, lead, node.prev);
+  let at = lead + 8;
   for (const h of node.heights) {
     if (width === 2) view.setUint16(at, h - start);
     else view.setUint32(at, h - start);
     at += width;
   }
   return out;
+}
+
+export function encodeNode(level: number, range: number, node: IndexNode): Uint8Array {
+  return encodeNodeAfter(0, level, range, node);
 }
 
 export function decodeNode(level: number, range: number, bytes: Uint8Array): IndexNode {
@@ -69,10 +73,8 @@ export function decodeNode(level: number, range: number, bytes: Uint8Array): Ind
 /** The head: its level-1 range (8 bytes), then that range's open node. */
 export function encodeHead(head: IndexNode): Uint8Array {
   const range = rangeOf(1, head.heights[head.heights.length - 1]);
-  const node = encodeNode(1, range, head);
-  const out = new Uint8Array(8 + node.length);
+  const out = encodeNodeAfter(8, 1, range, head);
   writeUint64(new DataView(out.buffer), 0, range);
-  out.set(node, 8);
   return out;
 }
 
@@ -180,7 +182,8 @@ export function undoChange(
   head: IndexNode,
   node: NodeReader,
 ): { head: IndexNode | null; writes: NodeWrite[] } | null {
-  if (head.heights.length > 1) return { head: { prev: head.prev, heights: head.heights.slice(0, -1) }, writes: [] };
+  if (head.heights.length > 1)
+    return { head: { prev: head.prev, heights: head.heights.slice(0, -1) }, writes: [] };
   const before = head.prev;
   if (before === 0) return { head: null, writes: [] };
   const newest = newestChange(head);

@@ -5,11 +5,11 @@ import { Level } from "level";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { computeAppHash } from "./app-hash.js";
-import { HistoryIndex } from "./history-index.js";
-import { rebuildHistoryIndex } from "./history-rebuild.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
+import { HistoryIndex } from "./history-index.js";
+import { rebuildHistoryIndex } from "./history-rebuild.js";
 import { mapKey } from "./map-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
@@ -97,7 +97,8 @@ const IMPORT_BATCH_ENTRIES = 10_000;
 
 /**
  * Versioned key-value state on one LevelDB. Latest values are one synchronous `get`; a value at a retained
- * height is one seek. A block's writes, its records and the commit meta land in one atomic batch.
+ * height a few, through the history index. A block's writes, its records and the commit meta land in one atomic
+ * batch.
  */
 export class StateStore {
   private meta: CommitMeta;
@@ -224,7 +225,7 @@ export class StateStore {
     }
   }
 
-  /** The latest value, or the value at `height` (one seek). */
+  /** The latest value, or the value at `height` (synchronous gets through the history index). */
   async get(store: string, key: Uint8Array, height?: number): Promise<Uint8Array | undefined> {
     this.opCounter?.read();
     if (height === undefined) return this.getLatest(store, key);
@@ -474,6 +475,7 @@ export class StateStore {
       this.meta = meta;
       index?.settle();
     } catch (e) {
+      // What the index remembers may now differ from the records.
       this.history.forget();
       throw e;
     } finally {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
 import { afterEach, describe, expect, it } from "vitest";
+import { escapedBytesKey } from "../../../node/src/store/escaped-bytes-key.js";
 import { rangeOf } from "../../../node/src/store/history-nodes.js";
 import { KEYSPACE } from "../../../node/src/store/keyspaces.js";
 import { PRUNING_NOTHING, type PruningOptions } from "../../../node/src/store/pruning.js";
@@ -15,7 +16,6 @@ import {
 } from "../../../node/src/store/state-store.js";
 import { META_KEY, StateStoreKeys } from "../../../node/src/store/state-store-keys.js";
 import { StoreHeightError } from "../../../node/src/store/store-errors.js";
-import { escapedBytesKey } from "../../../node/src/store/escaped-bytes-key.js";
 import { bytes, changeSetOf, text, type Write } from "./temp-state-store.js";
 
 /** A deterministic PRNG, so a failure can be replayed. */
@@ -136,7 +136,9 @@ async function expectEveryReadRight(c: Chain, from = c.store.earliestHeight): Pr
             seek: want,
           });
         if (h < 2 ** 30)
-          expect(c.store.history.changeAtOrBefore(name, escapedBytesKey.encode(bytes(key)), h)).not.toBeNull();
+          expect(
+            c.store.history.changeAtOrBefore(name, escapedBytesKey.encode(bytes(key)), h),
+          ).not.toBeNull();
         reads++;
       }
   return reads;
@@ -215,7 +217,10 @@ describe("history index", () => {
     await commitBlocks(c, 1100);
     const heads = await keyspace(c.store, KEYSPACE.historyHeads);
     // A home from before the index: no index records, and a meta record that names no index.
-    await c.store.db.clear({ gte: Uint8Array.of(KEYSPACE.historyHeads), lt: Uint8Array.of(KEYSPACE.historyNodes + 1) });
+    await c.store.db.clear({
+      gte: Uint8Array.of(KEYSPACE.historyHeads),
+      lt: Uint8Array.of(KEYSPACE.historyNodes + 1),
+    });
     await setMeta(c.store, ({ historyIndex: _, ...m }) => m);
     await reopen(c);
     expect(c.store.historyIndexed).toBe(true);

@@ -71,7 +71,14 @@ function changeHeights(seed: number, count: number, start: number): number[] {
   let h = start;
   for (let i = 0; i < count; i++) {
     const r = next();
-    h += r < 0.5 ? 1 : r < 0.8 ? 1 + Math.floor(next() * 50) : r < 0.95 ? Math.floor(next() * 5000) + 1 : Math.floor(next() * 3e6) + 1;
+    h +=
+      r < 0.5
+        ? 1
+        : r < 0.8
+          ? 1 + Math.floor(next() * 50)
+          : r < 0.95
+            ? Math.floor(next() * 5000) + 1
+            : Math.floor(next() * 3e6) + 1;
     out.push(h);
   }
   return out;
@@ -130,6 +137,17 @@ describe("history nodes", () => {
       expect(index.head).toBeUndefined();
     });
   }
+
+  it("keeps its records' bytes: range, prev, then offsets of 2 bytes at level 1 and 4 above", () => {
+    const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+    expect(hex(encodeHead({ prev: 5, heights: [1025, 1030] }))).toBe(
+      "0000000000000001" + "0000000000000005" + "00010006",
+    );
+    expect(hex(encodeNode(2, 1, { prev: 2 ** 40, heights: [2 ** 20 + 7] }))).toBe(
+      "0000010000000000" + "00000007",
+    );
+    expect(decodeHead(encodeHead({ prev: 0, heights: [2 ** 50] }))).toEqual({ prev: 0, heights: [2 ** 50] });
+  });
 
   it("refuses to undo what the records do not show", () => {
     const index = new MemoryIndex();
