@@ -1,6 +1,6 @@
 import { concatBytes } from "@chaind/core/bytes";
 import type { Level } from "level";
-import { escapedBytesKey } from "./escaped-bytes-key.js";
+import { escapedAfter, escapedBytesKey } from "./escaped-bytes-key.js";
 import {
   changeAtOrBefore,
   decodeHead,
@@ -27,6 +27,11 @@ type Db = Level<Uint8Array, Uint8Array>;
 const COMMIT_CACHE_ENTRIES = 100_000;
 
 const { historyHeads: headKeys, historyNodes: nodeKeys } = StateStoreKeys;
+
+/** Where a commit's index writes go: its batch. */
+export interface BatchWriter {
+  put(key: Uint8Array, value: Uint8Array): unknown;
+}
 
 /** One key a commit changes: its store and its bytes. */
 export interface ChangedKey {
@@ -93,17 +98,17 @@ export class HistoryIndex {
   }
 
   /**
-   * The index writes of a commit at `height` changing `keys`. Heads and parents the last commits left are known;
-   * the others are read in one trip each. `settle` records the new ones once the batch is written.
+   * Adds the index writes of a commit at `height` changing `keys` to its batch. Heads and parents the last commits
+   * left are known; the others are read in one trip each. Returns what records them once the batch is written.
    */
-  async commitOps(height: number, keys: ChangedKey[]): Promise<{ ops: BatchOp[]; settle: () => void }> {
+  async commitOps(height: number, keys: ChangedKey[], batch: BatchWriter): Promise<() => void> {
     const refs = keys.map(({ store, key }) => {
-      const escKey = escapedBytesKey.encodeNonTerminal(key);
-      const headKey = this.headKey(store, escKey);
+      const heads = this.prefixesOf(store).heads;
+      const headKey = escapedAfter(heads, key);
       const id = mapKey(headKey);
-      // undefined: not known yet; null: the key has no head.
+      // The head: undefined while not known; null when the key has none.
       const head: IndexNode | null | undefined = this.heads.get(id);
-      return { store, escKey, headKey, id, head };
+      return { store, escKey: headKey.subarray(heads.length), headKey, id, head };
     });
     const unknown = refs.filter((r) => r.head === undefined);
     if (unknown.length > 0) {
@@ -128,7 +133,6 @@ export class HistoryIndex {
         parents.set(id, raw === undefined ? null : decodeNode(level, range, raw));
       });
     }
-    const ops: BatchOp[] = [];
     const newHeads: [string, IndexNode][] = [];
     const newParents: [string, IndexNode | null][] = [];
     for (const r of refs) {
@@ -137,20 +141,19 @@ export class HistoryIndex {
         return (parents.has(id) ? parents.get(id) : this.parents.get(id)) ?? undefined;
       };
       const { head, writes } = recordChange(r.head ?? undefined, height, reader);
-      ops.push({ type: "put", key: r.headKey, value: encodeHead(head) });
+      batch.put(r.headKey, encodeHead(head));
       newHeads.push([r.id, head]);
-      if (writes.length === 0) continue;
-      ops.push(...this.writeOps(r.store, r.escKey, writes));
-      for (const w of writes)
-        if (w.level > 1) newParents.push([mapKey(this.nodeKey(r.store, r.escKey, w.level, w.range)), w.node]);
+      for (const { level, range, node } of writes) {
+        const key = this.nodeKey(r.store, r.escKey, level, range);
+        // recordChange only puts nodes.
+        if (node) batch.put(key, encodeNode(level, range, node));
+        if (level > 1) newParents.push([mapKey(key), node]);
+      }
     }
-    return {
-      ops,
-      settle: () => {
-        if (this.heads.size + newHeads.length > COMMIT_CACHE_ENTRIES) this.forget();
-        for (const [id, head] of newHeads) this.heads.set(id, head);
-        for (const [id, node] of newParents) this.parents.set(id, node);
-      },
+    return () => {
+      if (this.heads.size + newHeads.length > COMMIT_CACHE_ENTRIES) this.forget();
+      for (const [id, head] of newHeads) this.heads.set(id, head);
+      for (const [id, node] of newParents) this.parents.set(id, node);
     };
   }
 

@@ -440,9 +440,15 @@ export class StateStore {
     }
     const appHash = computeAppHash(this.latestAppHash, changes);
     const entries = changes.entries();
-    const indexed = this.meta.height === 0 || this.historyIndexed;
-    const index = indexed ? await this.history.commitOps(height, entries) : undefined;
     const batch = this.db.batch();
+    const indexed = this.meta.height === 0 || this.historyIndexed;
+    let settleIndex: (() => void) | undefined;
+    try {
+      settleIndex = indexed ? await this.history.commitOps(height, entries, batch) : undefined;
+    } catch (e) {
+      await batch.close();
+      throw e;
+    }
     let written = 0;
     for (const c of entries) {
       written++;
@@ -454,7 +460,7 @@ export class StateStore {
       if (this.pruning.keepRecent > 0)
         batch.put(changeKeys.encode([height, c.store, c.key]), new Uint8Array());
     }
-    for (const op of [...(index?.ops ?? []), ...extraOps]) {
+    for (const op of extraOps) {
       if (op.type === "put") batch.put(op.key, op.value);
       else batch.del(op.key);
     }
@@ -473,7 +479,7 @@ export class StateStore {
       // Synced: a block reported committed survives a power cut (docs/RELIABILITY.md, "Durable blocks").
       await batch.write({ sync: true });
       this.meta = meta;
-      index?.settle();
+      settleIndex?.();
     } catch (e) {
       // What the index remembers may now differ from the records.
       this.history.forget();
