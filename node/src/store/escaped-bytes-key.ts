@@ -8,12 +8,14 @@ import { stringKey } from "./string-key.js";
  */
 const ESCAPED_ZERO = 0xff;
 
-function escapeZeros(bytes: Uint8Array, terminate: boolean): Uint8Array {
+function escapeZeros(bytes: Uint8Array, terminate: boolean, lead?: Uint8Array): Uint8Array {
   let zeros = 0;
   for (const b of bytes) if (b === 0) zeros++;
+  const leadLength = lead?.length ?? 0;
   // A new array is zero-filled, so the terminator is already there.
-  const out = new Uint8Array(bytes.length + zeros + (terminate ? 2 : 0));
-  let at = 0;
+  const out = new Uint8Array(leadLength + bytes.length + zeros + (terminate ? 2 : 0));
+  if (lead) out.set(lead);
+  let at = leadLength;
   for (const b of bytes) {
     out[at++] = b;
     if (b === 0) out[at++] = ESCAPED_ZERO;
@@ -25,6 +27,10 @@ function escapeZeros(bytes: Uint8Array, terminate: boolean): Uint8Array {
 export const escapeBytes = (bytes: Uint8Array): Uint8Array => escapeZeros(bytes, false);
 
 const escapeTerminated = (bytes: Uint8Array): Uint8Array => escapeZeros(bytes, true);
+
+/** `lead` followed by `bytes` escaped and terminated, in one allocation (a key's records on hot paths). */
+export const escapedAfter = (lead: Uint8Array, bytes: Uint8Array): Uint8Array =>
+  escapeZeros(bytes, true, lead);
 
 function readEscaped(buf: Uint8Array, at: number): [Uint8Array, number] {
   let zeros = 0;

@@ -17,10 +17,20 @@ export const KEYSPACE = {
   versions: 0x02,
   /** 0x03 | height | esc(store) T | key -> empty: what changed at a height, so pruning and rollback touch only that. */
   changes: 0x03,
+  /**
+   * 0x04 | esc(store) T | esc(key) T -> range (8) | prev (8) | 2-byte offsets: a key's history head, the heights it
+   * changed at within the range of 1024 holding its newest change, and its last change before (history-nodes.ts).
+   */
+  historyHeads: 0x04,
+  /**
+   * 0x05 | esc(store) T | esc(key) T | level (4) | range (8) -> prev (8) | offsets (2 bytes at level 1, else 4): a
+   * closed range of a key's history: the heights it changed at (level 1) or each closed child's last change.
+   */
+  historyNodes: 0x05,
 } as const;
 
 /**
- * 0x04-0x0f: free for the state store. 0x10-0x1f: reserved for the block store (consensus/block-store.ts), which
+ * 0x06-0x0f: free for the state store. 0x10-0x1f: reserved for the block store (consensus/block-store.ts), which
  * writes them through `StateStore.db` and the extra ops of `StateStore.commit`, in the same batch as the block's
  * state. Retired prefixes (none yet) are listed here and never handed out again.
  */

@@ -1,5 +1,5 @@
 import { prefixEnd } from "./prefix-end.js";
-import { type BatchOp, commitMetaOp, type StateStore } from "./state-store.js";
+import { type BatchOp, commitMetaOp, HISTORY_INDEX_FORMAT, type StateStore } from "./state-store.js";
 import { StateStoreKeys, splitVersionKey, versionInGroup } from "./state-store-keys.js";
 
 const { latest: latestKeys, versions: versionKeys, changes: changeKeys } = StateStoreKeys;
@@ -66,6 +66,7 @@ export async function stateRollbackOps(store: StateStore, appHashBefore: Uint8Ar
       `cannot roll back to height ${target}: its state was pruned (earliest retained height ${store.earliestHeight})`,
     );
   const ops: BatchOp[] = [];
+  let indexUndone = store.historyIndexed;
   for (const [name, key] of await keysChangedAt(store, height)) {
     const before = await store.get(name, key, target);
     const latestKey = latestKeys.encode([name, key]);
@@ -74,12 +75,17 @@ export async function stateRollbackOps(store: StateStore, appHashBefore: Uint8Ar
       { type: "del", key: versionKeys.encode([name, key, height]) },
       { type: "del", key: changeKeys.encode([height, name, key]) },
     );
+    const undo = indexUndone ? await store.history.undoOps(name, key, height) : null;
+    if (undo) ops.push(...undo);
+    // Records that do not show this change: the meta record says the index is missing, so the next open builds it.
+    else indexUndone = false;
   }
   ops.push(
     commitMetaOp({
       height: target,
       appHash: Buffer.from(appHashBefore).toString("hex"),
       earliest: store.earliestHeight,
+      ...(indexUndone ? { historyIndex: HISTORY_INDEX_FORMAT } : {}),
     }),
   );
   return ops;

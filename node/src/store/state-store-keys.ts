@@ -5,7 +5,7 @@ import { KEYSPACE } from "./keyspaces.js";
 import { prefixedKey } from "./prefixed-key.js";
 import { stringKey } from "./string-key.js";
 import { tupleKey } from "./tuple-key.js";
-import { safeUint64Key } from "./uint-keys.js";
+import { safeUint64Key, uint32Key } from "./uint-keys.js";
 
 /** The state store's own key layouts (see keyspaces.ts for what each holds). */
 export const StateStoreKeys = {
@@ -17,6 +17,13 @@ export const StateStoreKeys = {
   versions: prefixedKey(KEYSPACE.versions, tupleKey(escapedStringKey, escapedBytesKey, safeUint64Key)),
   /** 0x03 | height | esc(store) T | key: a key changed at a height. */
   changes: prefixedKey(KEYSPACE.changes, tupleKey(safeUint64Key, escapedStringKey, bytesKey)),
+  /** 0x04 | esc(store) T | esc(key) T: a key's history head. */
+  historyHeads: prefixedKey(KEYSPACE.historyHeads, tupleKey(escapedStringKey, escapedBytesKey)),
+  /** 0x05 | esc(store) T | esc(key) T | level | range: a closed node of a key's history. */
+  historyNodes: prefixedKey(
+    KEYSPACE.historyNodes,
+    tupleKey(escapedStringKey, escapedBytesKey, uint32Key, safeUint64Key),
+  ),
 } as const;
 
 export const META_KEY = StateStoreKeys.meta.encode("commit");

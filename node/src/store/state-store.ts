@@ -8,6 +8,8 @@ import { computeAppHash } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
+import { HistoryIndex } from "./history-index.js";
+import { rebuildHistoryIndex } from "./history-rebuild.js";
 import { mapKey } from "./map-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
@@ -35,12 +37,20 @@ export interface StateStoreOptions {
   readCacheEntries?: number;
 }
 
-/** The meta record: the last committed height, its app hash (hex) and the oldest readable height. */
+/**
+ * The meta record: the last committed height, its app hash (hex) and the oldest readable height; and the format of
+ * the history index when the index is in step with the versions. A binary that keeps no index writes the record
+ * without it, so a home it committed to is indexed again on the next open.
+ */
 export interface CommitMeta {
   height: number;
   appHash: string;
   earliest: number;
+  historyIndex?: number;
 }
+
+/** The history index's format (history-nodes.ts), as the meta record names it. */
+export const HISTORY_INDEX_FORMAT = 1;
 
 /** The meta record as stored, read back. */
 export function parseCommitMeta(raw: Uint8Array): CommitMeta {
@@ -87,7 +97,8 @@ const IMPORT_BATCH_ENTRIES = 10_000;
 
 /**
  * Versioned key-value state on one LevelDB. Latest values are one synchronous `get`; a value at a retained
- * height is one seek. A block's writes, its records and the commit meta land in one atomic batch.
+ * height a few, through the history index. A block's writes, its records and the commit meta land in one atomic
+ * batch.
  */
 export class StateStore {
   private meta: CommitMeta;
@@ -101,6 +112,8 @@ export class StateStore {
   private readonly pastReads: ReadCache;
   /** Each store's key prefix in the latest and versions keyspaces: encoded once, not on every read. */
   private readonly prefixes = new Map<string, { latest: Uint8Array; versions: Uint8Array }>();
+  /** Each key's change heights, so a past read is a few synchronous gets. */
+  readonly history: HistoryIndex;
   /** Told of each read (get or iteration) and of the keys each commit writes, for metrics; null: off. */
   opCounter: { read(): void; write(keys: number): void } | null = null;
 
@@ -113,6 +126,7 @@ export class StateStore {
     readCacheEntries: number,
   ) {
     this.meta = meta;
+    this.history = new HistoryIndex(db);
     this.latestReads = new ReadCache(readCacheEntries);
     this.pastReads = new ReadCache(readCacheEntries);
   }
@@ -131,9 +145,18 @@ export class StateStore {
       throw new Error(`cannot open database ${opts.dir}: ${cause?.message ?? (e as Error).message}`);
     }
     const raw = await db.get(META_KEY);
-    const meta: CommitMeta = raw ? parseCommitMeta(raw) : { height: 0, appHash: "", earliest: 1 };
+    let meta: CommitMeta = raw ? parseCommitMeta(raw) : { height: 0, appHash: "", earliest: 1 };
     const logger = deps.logger.child("store");
     logger.info("opened state store", { dir: opts.dir, height: meta.height, earliest: meta.earliest });
+    // Before the first commit there is nothing to index: the first commit or import marks the index.
+    if (meta.height > 0 && meta.historyIndex !== HISTORY_INDEX_FORMAT) {
+      const started = performance.now();
+      const built = await rebuildHistoryIndex(db);
+      meta = { ...meta, historyIndex: HISTORY_INDEX_FORMAT };
+      const metaOp = commitMetaOp(meta);
+      await db.put(metaOp.key, metaOp.value, { sync: true });
+      logger.info("built the history index", { ...built, ms: Math.round(performance.now() - started) });
+    }
     return new StateStore(
       db,
       opts.dir,
@@ -169,6 +192,11 @@ export class StateStore {
     this.start = { height, appHash: Buffer.from(appHash).toString("hex") };
   }
 
+  /** Whether the history index is in step with the versions (it is from the first commit or import on). */
+  get historyIndexed(): boolean {
+    return this.meta.historyIndex === HISTORY_INDEX_FORMAT;
+  }
+
   /** The oldest height whose state can still be read. */
   get earliestHeight(): number {
     return this.meta.earliest;
@@ -197,7 +225,7 @@ export class StateStore {
     }
   }
 
-  /** The latest value, or the value at `height` (one seek). */
+  /** The latest value, or the value at `height` (synchronous gets through the history index). */
   async get(store: string, key: Uint8Array, height?: number): Promise<Uint8Array | undefined> {
     this.opCounter?.read();
     if (height === undefined) return this.getLatest(store, key);
@@ -209,20 +237,46 @@ export class StateStore {
     const id = `${height}\0${store}\0${mapKey(key)}`;
     const hit = this.pastReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
-    // The newest version at or below the height: one reverse seek within the key's versions.
-    const group = concatBytes(this.prefixesOf(store).versions, escapedBytesKey.encodeNonTerminal(key));
-    const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
-    let v: Uint8Array | undefined;
-    try {
-      v = await it.next();
-    } finally {
-      await it.close();
-    }
+    const escKey = escapedBytesKey.encodeNonTerminal(key);
+    const group = concatBytes(this.prefixesOf(store).versions, escKey);
+    let v = this.versionFromIndex(store, escKey, group, height);
+    if (v === null) v = await this.versionBySeek(group, height);
     // Pruning may have run while we read; an answer from a pruned height could be wrong.
     this.checkHeight(height);
     const value = v !== undefined && v[0] === VALUE ? new Uint8Array(v.subarray(1)) : undefined;
     this.pastReads.setValue(id, value);
     return value;
+  }
+
+  /**
+   * The key's version in force at `height` (undefined: none) through the history index, in synchronous gets: the
+   * index names the height of the version, then that version is read. Null when the index cannot tell.
+   */
+  private versionFromIndex(
+    store: string,
+    escKey: Uint8Array,
+    group: Uint8Array,
+    height: number,
+  ): Uint8Array | undefined | null {
+    if (!this.historyIndexed) return null;
+    const at = this.history.changeAtOrBefore(store, escKey, height);
+    if (at === null) return null;
+    if (at === 0) return undefined;
+    const v = this.db.getSync(versionInGroup(group, at));
+    if (v !== undefined) return v;
+    // Pruning drops a deletion that is the oldest readable version of its key, and nothing older is left; any
+    // other missing version is not what the index promised.
+    return at <= this.meta.earliest ? undefined : null;
+  }
+
+  /** The newest version at or below the height: one reverse seek within the key's versions. */
+  private async versionBySeek(group: Uint8Array, height: number): Promise<Uint8Array | undefined> {
+    const it = this.db.values({ gte: group, lte: versionInGroup(group, height), reverse: true, limit: 1 });
+    try {
+      return await it.next();
+    } finally {
+      await it.close();
+    }
   }
 
   /**
@@ -385,9 +439,18 @@ export class StateStore {
       );
     }
     const appHash = computeAppHash(this.latestAppHash, changes);
+    const entries = changes.entries();
     const batch = this.db.batch();
+    const indexed = this.meta.height === 0 || this.historyIndexed;
+    let settleIndex: (() => void) | undefined;
+    try {
+      settleIndex = indexed ? await this.history.commitOps(height, entries, batch) : undefined;
+    } catch (e) {
+      await batch.close();
+      throw e;
+    }
     let written = 0;
-    for (const c of changes.entries()) {
+    for (const c of entries) {
       written++;
       const latestKey = latestKeys.encode([c.store, c.key]);
       if (c.value === null) batch.del(latestKey);
@@ -406,6 +469,7 @@ export class StateStore {
       appHash: Buffer.from(appHash).toString("hex"),
       // No state exists below a chain's first block.
       earliest: this.meta.height === 0 ? height : this.meta.earliest,
+      ...(indexed ? { historyIndex: HISTORY_INDEX_FORMAT } : {}),
     };
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
@@ -415,6 +479,11 @@ export class StateStore {
       // Synced: a block reported committed survives a power cut (docs/RELIABILITY.md, "Durable blocks").
       await batch.write({ sync: true });
       this.meta = meta;
+      settleIndex?.();
+    } catch (e) {
+      // What the index remembers may now differ from the records.
+      this.history.forget();
+      throw e;
     } finally {
       this.commitEpoch++;
     }
@@ -440,6 +509,7 @@ export class StateStore {
     for await (const k of this.db.keys(changesUpTo(newEarliest))) {
       const [changedAt, store, key] = changeKeys.decode(k);
       batch.del(k);
+      for (const node of this.history.prunableNodes(store, key, changedAt)) batch.del(node);
       for await (const [vk, vv] of this.db.iterator({
         gte: versionKeys.prefixOf(store, key),
         lte: versionKeys.encode([store, key, changedAt]),
@@ -486,6 +556,8 @@ export class StateStore {
     for await (const { store, key, value } of items) {
       batch.put(latestKeys.encode([store, key]), value);
       batch.put(versionKeys.encode([store, key, height]), concatBytes(Uint8Array.of(VALUE), value));
+      const head = this.history.importedHead(store, key, height);
+      batch.put(head.key, head.value);
       if (this.pruning.keepRecent > 0) batch.put(changeKeys.encode([height, store, key]), new Uint8Array());
       if (++imported % IMPORT_BATCH_ENTRIES === 0) {
         await batch.write();
@@ -496,13 +568,19 @@ export class StateStore {
       if (op.type === "put") batch.put(op.key, op.value);
       else batch.del(op.key);
     }
-    const meta: CommitMeta = { height, appHash: Buffer.from(appHash).toString("hex"), earliest: height };
+    const meta: CommitMeta = {
+      height,
+      appHash: Buffer.from(appHash).toString("hex"),
+      earliest: height,
+      historyIndex: HISTORY_INDEX_FORMAT,
+    };
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
     await batch.write({ sync: true });
     this.meta = meta;
     this.latestReads.clear();
     this.pastReads.clear();
+    this.history.forget();
     return imported;
   }
 

@@ -57,6 +57,12 @@ describe("store key layouts keep their bytes", () => {
     pin(changes, [7, "staking", unhex("410001")], "0300000000000000077374616b696e670000410001");
     pin(changes, [2 ** 40, "a\0", unhex("00")], "0300000100000000006100ff000000");
     expect(changesUpTo(9)).toEqual({ gte: unhex("03"), lt: unhex("03000000000000000a") });
+    pin(StateStoreKeys.historyHeads, ["acc", unhex("0100ff00")], "0461636300000100ffff00ff0000");
+    pin(
+      StateStoreKeys.historyNodes,
+      ["acc", unhex("0100ff00"), 2, 5],
+      "0561636300000100ffff00ff0000000000020000000000000005",
+    );
     expect(hex(META_KEY)).toBe("00636f6d6d6974");
     expect(hex(GENESIS_KEY)).toBe("0067656e65736973");
   });
