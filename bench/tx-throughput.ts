@@ -187,10 +187,11 @@ async function rpcRun(opts: BenchOptions, run: number): Promise<TxRun> {
     let committed = 0;
     let height = startHeight;
     while (committed < total) {
-      const status = (await rpcCall(url, agent, "status", {})) as {
-        sync_info: { latest_block_height: string };
+      // abci_info names the last block the app committed; status may name a block saved but still running.
+      const info = (await rpcCall(url, agent, "abci_info", {})) as {
+        response: { last_block_height?: string };
       };
-      const latest = Number(status.sync_info.latest_block_height);
+      const latest = Number(info.response.last_block_height ?? 0);
       for (; height < latest; height++) {
         const r = (await rpcCall(url, agent, "block_results", { height: String(height + 1) })) as {
           txs_results: { code: number; log: string }[] | null;
