@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import {
+  type DescMessage,
+  fromBinary,
+  type JsonValue,
+  type Message,
+  type Registry,
+} from "@bufbuild/protobuf";
 import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
 import { namespacedRegistry } from "../../app/namespaced-registry.js";
@@ -13,16 +19,37 @@ import {
 } from "../grpc/block-height-header.js";
 import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
-import { gatewayJson } from "./gateway-json.js";
+import { GatewayJsonWriter } from "./gateway-json-writer.js";
 import { httpStatusOf } from "./http-status.js";
 import { requestMessage } from "./request-message.js";
 import { parseRequestTarget, type RequestTarget } from "./request-target.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";
 
-/** What the gateway asks of the node: the query router at a height, and the heights it can answer. */
+/** A query's answer as protobuf bytes, and the height it was read at. */
+export interface QueryBytesAnswer {
+  value: Uint8Array;
+  height: number;
+}
+
+/** A query's answer as a message of the method's output type, and the height it was read at. */
+export interface QueryMessageAnswer {
+  message: Message;
+  output: DescMessage;
+  height: number;
+}
+
+/** What the gateways ask of the node: the query router at a height, and the heights it can answer. */
 export interface QueryBackend {
-  query(path: string, data: Uint8Array, height: number): Promise<{ value: Uint8Array; height: number }>;
+  /**
+   * The request as protobuf bytes (gRPC) or as a message (REST, which then encodes and decodes nothing); the
+   * node's backend answers in the same form.
+   */
+  query(
+    path: string,
+    request: Uint8Array | Message,
+    height: number,
+  ): Promise<QueryBytesAnswer | QueryMessageAnswer>;
   readonly heights: HeightBounds;
   readonly registry: Registry;
 }
@@ -101,6 +128,7 @@ export class RestGateway {
 
 class RequestHandler {
   private readonly jsonRegistry: Registry;
+  private readonly json: GatewayJsonWriter;
   private readonly mounts: readonly HttpMount[];
 
   constructor(
@@ -114,6 +142,7 @@ class RequestHandler {
     },
   ) {
     this.jsonRegistry = namespacedRegistry(deps.backend.registry);
+    this.json = new GatewayJsonWriter(this.jsonRegistry);
     this.mounts = deps.mounts ?? [];
   }
 
@@ -188,14 +217,17 @@ class RequestHandler {
       const bounds = this.deps.backend.heights;
       const given = heightHeader(req);
       const height = queryHeight(given?.value, bounds, given?.name);
-      let answer: { value: Uint8Array; height: number };
+      let answer: QueryBytesAnswer | QueryMessageAnswer;
       try {
-        answer = await this.deps.backend.query(b.grpcPath, toBinary(route.rpc.input, message), height);
+        answer = await this.deps.backend.query(b.grpcPath, message, height);
       } catch (e) {
         throw asHeightError(e, height, bounds);
       }
-      const response = fromBinary(route.rpc.output, answer.value);
-      sendAnswer(res, gatewayJson(route.rpc.output, response, this.jsonRegistry), answer.height);
+      const json =
+        "message" in answer
+          ? this.json.write(answer.output, answer.message)
+          : this.json.write(route.rpc.output, fromBinary(route.rpc.output, answer.value));
+      sendAnswer(res, json, answer.height);
     } catch (e) {
       code = e instanceof GatewayError ? e.grpcCode : toChainError(e).grpcCode;
       throw e;
@@ -229,10 +261,10 @@ async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValu
 }
 
 /** A query's answer, with the height it was read at in each header clients look for. */
-function sendAnswer(res: ServerResponse, json: JsonValue, height: number): void {
+function sendAnswer(res: ServerResponse, json: string, height: number): void {
   // The write timeout may have answered already.
   if (res.headersSent) return;
-  const body = Buffer.from(JSON.stringify(json));
+  const body = Buffer.from(json);
   const h = String(height);
   res.writeHead(200, {
     [HEIGHT_RESPONSE_HEADERS[0]]: h,
