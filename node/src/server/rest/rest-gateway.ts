@@ -264,16 +264,21 @@ async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValu
 function sendAnswer(res: ServerResponse, json: string, height: number): void {
   // The write timeout may have answered already.
   if (res.headersSent) return;
-  const body = Buffer.from(json);
   const h = String(height);
-  res.writeHead(200, {
-    [HEIGHT_RESPONSE_HEADERS[0]]: h,
-    [HEIGHT_RESPONSE_HEADERS[1]]: h,
-    [HEIGHT_RESPONSE_HEADERS[2]]: h,
-    "content-type": "application/json",
-    "content-length": body.length,
-  });
-  res.end(body);
+  // Headers as one flat list and the body as text: Node sends head and body in one write of one string.
+  res.writeHead(200, [
+    HEIGHT_RESPONSE_HEADERS[0],
+    h,
+    HEIGHT_RESPONSE_HEADERS[1],
+    h,
+    HEIGHT_RESPONSE_HEADERS[2],
+    h,
+    "content-type",
+    "application/json",
+    "content-length",
+    String(Buffer.byteLength(json)),
+  ]);
+  res.end(json);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
