@@ -153,12 +153,20 @@ describe("REST answers written from the message", () => {
     }
   });
 
-  it("hands what the writers do not cover to protobuf-es: unknown fields, an Any of an unknown type", () => {
+  it("hands what the writers do not cover to the way before: unknown fields, a field left undefined, an Any of an unknown type", () => {
     const writer = new GatewayJsonWriter(registry);
     const desc = BaseAccountSchema;
     const withUnknown = fromBinary(desc, new Uint8Array([...toBinary(desc, create(desc)), 0xf8, 0x01, 0x01]));
     expect(() => writer.writeCompiled(desc, withUnknown)).toThrow();
     expect(writer.write(desc, withUnknown)).toBe(reference(desc, withUnknown, registry));
+    // A field left undefined by a handler: as before, what its protobuf bytes read back as.
+    const balances = node.app.registrar.queries.get("/sdk.bank.v1beta1.Query/AllBalances")!.output;
+    const loose = create(balances, { balances: [{ denom: "stake", amount: "1" }] }) as Json;
+    delete loose.balances[0].amount;
+    expect(() => writer.writeCompiled(balances, loose)).toThrow();
+    expect(writer.write(balances, loose)).toBe(
+      reference(balances, fromBinary(balances, toBinary(balances, loose)), registry),
+    );
     const output = node.app.registrar.queries.get("/sdk.auth.v1beta1.Query/Account")!.output;
     const unknownAny = create(output, { account: { typeUrl: "/no.such.Type", value: new Uint8Array([1]) } });
     expect(() => writer.write(output, unknownAny)).toThrow(/not in the type registry/);

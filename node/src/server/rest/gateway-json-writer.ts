@@ -6,6 +6,7 @@ import {
   type Message,
   type Registry,
   ScalarType,
+  toBinary,
   toJson,
 } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
@@ -33,8 +34,9 @@ interface WellFormedString {
 /**
  * Writes an answer's JSON text straight from the message, as `JSON.stringify(gatewayJson(...))` prints it,
  * without building the JSON value first: one writer per message type, worked out once from its descriptor.
- * What the writers do not cover (extension fields, wrapper types, a value protobuf-es would refuse) goes
- * through gatewayJson, so the text, or the error, is always the one it gives.
+ * What the writers do not cover (unknown fields, wrapper types, a value not of its field's type) goes the
+ * way every answer went before: to protobuf bytes and back, then gatewayJson, so the text, or the error, is
+ * always the one it gave.
  */
 export class GatewayJsonWriter {
   private readonly messages = new Map<DescMessage, FieldsWriter>();
@@ -48,7 +50,9 @@ export class GatewayJsonWriter {
     try {
       return this.writeCompiled(desc, message);
     } catch {
-      return JSON.stringify(gatewayJson(desc, message, this.registry));
+      // As the gateway printed before its writers: the answer as it comes out of its protobuf bytes.
+      const decoded = fromBinary(desc, toBinary(desc, message));
+      return JSON.stringify(gatewayJson(desc, decoded, this.registry));
     }
   }
 
