@@ -1,13 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  type DescMessage,
-  fromBinary,
-  type JsonValue,
-  type Message,
-  type Registry,
-} from "@bufbuild/protobuf";
+import { fromBinary, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
+import type { QueryMessageResult, QueryResult } from "../../app/app.js";
 import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
@@ -26,30 +21,17 @@ import { parseRequestTarget, type RequestTarget } from "./request-target.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";
 
-/** A query's answer as protobuf bytes, and the height it was read at. */
-export interface QueryBytesAnswer {
-  value: Uint8Array;
-  height: number;
-}
-
-/** A query's answer as a message of the method's output type, and the height it was read at. */
-export interface QueryMessageAnswer {
-  message: Message;
-  output: DescMessage;
-  height: number;
-}
-
 /** What the gateways ask of the node: the query router at a height, and the heights it can answer. */
 export interface QueryBackend {
   /**
    * The request as protobuf bytes (gRPC) or as a message (REST, which then encodes and decodes nothing); the
-   * node's backend answers in the same form.
+   * node's backend answers in the same form, and either gateway reads both.
    */
   query(
     path: string,
     request: Uint8Array | Message,
     height: number,
-  ): Promise<QueryBytesAnswer | QueryMessageAnswer>;
+  ): Promise<QueryResult | QueryMessageResult>;
   readonly heights: HeightBounds;
   readonly registry: Registry;
 }
@@ -217,7 +199,7 @@ class RequestHandler {
       const bounds = this.deps.backend.heights;
       const given = heightHeader(req);
       const height = queryHeight(given?.value, bounds, given?.name);
-      let answer: QueryBytesAnswer | QueryMessageAnswer;
+      let answer: QueryResult | QueryMessageResult;
       try {
         answer = await this.deps.backend.query(b.grpcPath, message, height);
       } catch (e) {
