@@ -1,4 +1,11 @@
-import { create, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type JsonValue,
+  type Message,
+  toBinary,
+} from "@bufbuild/protobuf";
 import type { Logger } from "@chaind/core/logger";
 import { TxMsgDataSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
@@ -10,6 +17,7 @@ import type { AnteHandler } from "../modules/auth/ante-handler.js";
 import { computeAppHash } from "../store/app-hash.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import type { ChangeSet } from "../store/change-set.js";
+import type { MultiStore } from "../store/multi-store.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import type { AddressCodec } from "./address-codec.js";
 import { rewriteAnyTypeUrls } from "./any-namespace.js";
@@ -21,9 +29,9 @@ import { nextTurn } from "./event-loop-turn.js";
 import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
 import { msgSigners } from "./msg-signers.js";
-import { toSdkName } from "./namespace.js";
+import { type Namespace, toSdkName } from "./namespace.js";
 import { fromProtoJson } from "./proto-json.js";
-import { ServiceRegistrar } from "./service-registrar.js";
+import { type RegisteredMethod, ServiceRegistrar } from "./service-registrar.js";
 import {
   defaultSimulationLimits,
   MAX_TX_MSGS,
@@ -71,6 +79,21 @@ export interface FinalizeBlockResult {
 export interface QueryResult {
   value: Uint8Array;
   height: number;
+}
+
+export interface QueryMessageResult {
+  /** A message of type `output`. */
+  message: Message;
+  output: DescMessage;
+  height: number;
+}
+
+/** A query between finding its handler and running it. */
+interface PreparedQuery {
+  method: RegisteredMethod;
+  namespace: Namespace;
+  height: number;
+  view: MultiStore;
 }
 
 type ExecMode = "check" | "simulate" | "finalize";
@@ -296,37 +319,56 @@ export class App {
 
   /** Answers `/sdk.x.Query/Method` (or `/cosmos.…`) with protobuf bytes, at the latest or a retained height. */
   async query(path: string, data: Uint8Array, height = 0): Promise<QueryResult> {
+    const q = this.queryAt(path, height);
+    let req: Message;
+    try {
+      req = fromBinary(q.method.input, data);
+    } catch (e) {
+      throw ChainError.wrap(
+        SdkErrors.InvalidRequest,
+        `cannot decode ${q.method.input.typeName}: ${(e as Error).message}`,
+      );
+    }
+    const resp = await this.runQuery(q, req);
+    return { value: toBinary(q.method.output, resp), height: q.height };
+  }
+
+  /**
+   * The same query with the request as a message of the method's input type and the answer as one of its
+   * output type: for the REST gateway, which has messages on both sides and no use for their bytes.
+   */
+  async queryMessage(path: string, req: Message, height = 0): Promise<QueryMessageResult> {
+    const q = this.queryAt(path, height);
+    return { message: await this.runQuery(q, req), output: q.method.output, height: q.height };
+  }
+
+  /** The handler for a query path and the state it reads: the height asked for, or the latest. */
+  private queryAt(path: string, height: number): PreparedQuery {
     const { name, namespace } = toSdkName(path.startsWith("/") ? path.slice(1) : path);
     const method = this.registrar.queries.get(`/${name}`);
     if (!method) throw ChainError.wrap(SdkErrors.UnknownRequest, `no query handler for path ${path}`);
     const latest = this.deps.store.latestHeight;
     if (latest === 0) throw noBlockYet();
     const h = height === 0 ? latest : height;
-    const view = this.deps.store.view(h);
-    let req: unknown;
-    try {
-      req = fromBinary(method.input, data);
-    } catch (e) {
-      throw ChainError.wrap(
-        SdkErrors.InvalidRequest,
-        `cannot decode ${method.input.typeName}: ${(e as Error).message}`,
-      );
-    }
+    return { method, namespace, height: h, view: this.deps.store.view(h) };
+  }
+
+  private async runQuery(q: PreparedQuery, req: Message): Promise<Message> {
     const block: BlockHeaderInfo = {
       chainId: this.opts.chainId,
-      height: h,
+      height: q.height,
       time: new Date(0),
       proposerAddress: new Uint8Array(),
     };
     const ctx = this.context(
-      new CacheMultiStore(view),
+      new CacheMultiStore(q.view),
       block,
       "query",
       new GasMeter(this.opts.queryGasLimit ?? 0, "query gas limit (query-gas-limit in app.toml)"),
     );
-    const resp = await method.handler(ctx, req);
-    if (namespace === "cosmos") rewriteAnyTypeUrls(method.output, resp, namespace, this.types);
-    return { value: toBinary(method.output, resp), height: h };
+    const resp = await q.method.handler(ctx, req);
+    if (q.namespace === "cosmos") rewriteAnyTypeUrls(q.method.output, resp, q.namespace, this.types);
+    return resp;
   }
 
   private async runTx(

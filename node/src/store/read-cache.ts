@@ -31,18 +31,27 @@ export class ReadCache {
 
   /**
    * The scan `id` as read before, or as `read` gives it; one read to its end is kept if it has at most
-   * MAX_CACHED_SCAN_ENTRIES entries and `stillValid()` says what it read is what `id` names.
+   * MAX_CACHED_SCAN_ENTRIES entries and `stillValid()` says what it read is what `id` names. Looked up when the
+   * iteration starts; a kept scan is handed out without a generator (a query's page is usually one).
    */
-  async *scan(
+  scan(
     id: string,
     read: () => AsyncIterable<ScanEntry>,
     stillValid: () => boolean,
   ): AsyncIterable<ScanEntry> {
-    const hit = this.scans.get(id);
-    if (hit) {
-      for (const [k, v] of hit) yield [k.slice(), v.slice()];
-      return;
-    }
+    return {
+      [Symbol.asyncIterator]: () => {
+        const hit = this.scans.get(id);
+        return hit ? copiesOf(hit) : this.readAndKeep(id, read, stillValid)[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  private async *readAndKeep(
+    id: string,
+    read: () => AsyncIterable<ScanEntry>,
+    stillValid: () => boolean,
+  ): AsyncIterable<ScanEntry> {
     let kept: ScanEntry[] | null = this.maxEntries > 0 ? [] : null;
     for await (const entry of read()) {
       if (kept && kept.length < MAX_CACHED_SCAN_ENTRIES) kept.push([entry[0].slice(), entry[1].slice()]);
@@ -58,4 +67,17 @@ export class ReadCache {
     this.values.clear();
     this.scans.clear();
   }
+}
+
+/** Copies of kept entries, one at each step. */
+function copiesOf(entries: readonly ScanEntry[]): AsyncIterator<ScanEntry> {
+  let i = 0;
+  return {
+    next: () =>
+      Promise.resolve(
+        i < entries.length
+          ? { done: false, value: [entries[i][0].slice(), entries[i++][1].slice()] }
+          : { done: true, value: undefined },
+      ),
+  };
 }

@@ -1,4 +1,4 @@
-import type { DescService } from "@bufbuild/protobuf";
+import { type DescService, toBinary } from "@bufbuild/protobuf";
 import { parseListenAddress } from "@chaind/core/listen-address";
 import type { Logger } from "@chaind/core/logger";
 import { file_grpc_reflection_v1_reflection } from "@chaind/proto/grpc/reflection/v1/reflection_pb";
@@ -76,7 +76,8 @@ function unaryHandler(
         for (const key of BLOCK_HEIGHT_HEADERS) md.set(key, String(answer.height));
         call.sendMetadata(md);
         metrics?.observeQuery("grpc", path, GrpcCode.OK, (performance.now() - started) / 1000);
-        callback(null, Buffer.from(answer.value));
+        const bytes = "value" in answer ? answer.value : toBinary(answer.output, answer.message);
+        callback(null, Buffer.from(bytes));
       },
       (e: unknown) => {
         const err = toChainError(e);

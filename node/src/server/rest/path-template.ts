@@ -8,12 +8,15 @@ type Segment = { literal: string } | { field: string; rest: boolean };
  */
 export class PathTemplate {
   private readonly hasRest: boolean;
+  /** Literal segments: the more a template has, the more specific it is. */
+  readonly literalCount: number;
 
   private constructor(
     readonly template: string,
     private readonly segments: readonly Segment[],
   ) {
     this.hasRest = segments.some((s) => "field" in s && s.rest);
+    this.literalCount = segments.filter((s) => "literal" in s).length;
   }
 
   static parse(template: string): PathTemplate {
@@ -47,11 +50,6 @@ export class PathTemplate {
       { literal: prefix },
       ...rest,
     ]);
-  }
-
-  /** Literal segments: the more a template has, the more specific it is. */
-  get literalCount(): number {
-    return this.segments.filter((s) => "literal" in s).length;
   }
 
   get firstLiteral(): string | undefined {

@@ -38,7 +38,10 @@ const badInput = (detail: string) => ChainError.wrap(SdkErrors.InvalidRequest, d
  */
 export function requestMessage(desc: DescMessage, parts: RequestParts, registry: Registry): Message {
   // Most GETs carry nothing at all: the empty request, without a JSON detour.
-  if (parts.body === undefined && parts.path.size === 0 && parts.query.size === 0) return create(desc);
+  if (parts.body === undefined && parts.query.size === 0) {
+    const init = stringFieldsOnly(desc, parts.path);
+    if (init) return create(desc, init);
+  }
   let json: JsonObject = {};
   if (parts.bodyField === "*") {
     if (parts.body !== undefined) {
@@ -61,6 +64,23 @@ export function requestMessage(desc: DescMessage, parts: RequestParts, registry:
   } catch (e) {
     throw badInput(`cannot read ${desc.typeName} from the request: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Path variables that each name a top-level string field (`{address}`) as the message's init, or undefined: such
+ * a value is the field's value as it is, so the JSON detour would give the same message.
+ */
+function stringFieldsOnly(
+  desc: DescMessage,
+  path: ReadonlyMap<string, string>,
+): Record<string, string> | undefined {
+  const init: Record<string, string> = {};
+  for (const [key, value] of path) {
+    const field = fieldByName(desc, key);
+    if (field?.fieldKind !== "scalar" || field.scalar !== ScalarType.STRING || field.oneof) return undefined;
+    init[field.localName] = value;
+  }
+  return init;
 }
 
 function fieldByName(desc: DescMessage, name: string): DescField | undefined {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fromBinary, type JsonValue, type Registry, toBinary } from "@bufbuild/protobuf";
+import { fromBinary, type JsonValue, type Message, type Registry } from "@bufbuild/protobuf";
 import { HttpListener } from "@chaind/core/http-listener";
 import type { Logger } from "@chaind/core/logger";
+import type { QueryMessageResult, QueryResult } from "../../app/app.js";
 import { namespacedRegistry } from "../../app/namespaced-registry.js";
 import { type ChainError, toChainError } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
@@ -13,16 +14,24 @@ import {
 } from "../grpc/block-height-header.js";
 import { readLimitedBody } from "../limited-body.js";
 import type { NodeMetrics } from "../metrics/node-metrics.js";
-import { gatewayJson } from "./gateway-json.js";
+import { GatewayJsonWriter } from "./gateway-json-writer.js";
 import { httpStatusOf } from "./http-status.js";
 import { requestMessage } from "./request-message.js";
 import { parseRequestTarget, type RequestTarget } from "./request-target.js";
 import type { RestRoute } from "./rest-routes.js";
 import { type BoundRoute, RouteTable } from "./route-table.js";
 
-/** What the gateway asks of the node: the query router at a height, and the heights it can answer. */
+/** What the gateways ask of the node: the query router at a height, and the heights it can answer. */
 export interface QueryBackend {
-  query(path: string, data: Uint8Array, height: number): Promise<{ value: Uint8Array; height: number }>;
+  /**
+   * The request as protobuf bytes (gRPC) or as a message (REST, which then encodes and decodes nothing); the
+   * node's backend answers in the same form, and either gateway reads both.
+   */
+  query(
+    path: string,
+    request: Uint8Array | Message,
+    height: number,
+  ): Promise<QueryResult | QueryMessageResult>;
   readonly heights: HeightBounds;
   readonly registry: Registry;
 }
@@ -101,6 +110,7 @@ export class RestGateway {
 
 class RequestHandler {
   private readonly jsonRegistry: Registry;
+  private readonly json: GatewayJsonWriter;
   private readonly mounts: readonly HttpMount[];
 
   constructor(
@@ -114,6 +124,7 @@ class RequestHandler {
     },
   ) {
     this.jsonRegistry = namespacedRegistry(deps.backend.registry);
+    this.json = new GatewayJsonWriter(this.jsonRegistry);
     this.mounts = deps.mounts ?? [];
   }
 
@@ -188,14 +199,17 @@ class RequestHandler {
       const bounds = this.deps.backend.heights;
       const given = heightHeader(req);
       const height = queryHeight(given?.value, bounds, given?.name);
-      let answer: { value: Uint8Array; height: number };
+      let answer: QueryResult | QueryMessageResult;
       try {
-        answer = await this.deps.backend.query(b.grpcPath, toBinary(route.rpc.input, message), height);
+        answer = await this.deps.backend.query(b.grpcPath, message, height);
       } catch (e) {
         throw asHeightError(e, height, bounds);
       }
-      const response = fromBinary(route.rpc.output, answer.value);
-      sendAnswer(res, gatewayJson(route.rpc.output, response, this.jsonRegistry), answer.height);
+      const json =
+        "message" in answer
+          ? this.json.write(answer.output, answer.message)
+          : this.json.write(route.rpc.output, fromBinary(route.rpc.output, answer.value));
+      sendAnswer(res, json, answer.height);
     } catch (e) {
       code = e instanceof GatewayError ? e.grpcCode : toChainError(e).grpcCode;
       throw e;
@@ -229,19 +243,24 @@ async function readJsonBody(req: IncomingMessage, max: number): Promise<JsonValu
 }
 
 /** A query's answer, with the height it was read at in each header clients look for. */
-function sendAnswer(res: ServerResponse, json: JsonValue, height: number): void {
+function sendAnswer(res: ServerResponse, json: string, height: number): void {
   // The write timeout may have answered already.
   if (res.headersSent) return;
-  const body = Buffer.from(JSON.stringify(json));
   const h = String(height);
-  res.writeHead(200, {
-    [HEIGHT_RESPONSE_HEADERS[0]]: h,
-    [HEIGHT_RESPONSE_HEADERS[1]]: h,
-    [HEIGHT_RESPONSE_HEADERS[2]]: h,
-    "content-type": "application/json",
-    "content-length": body.length,
-  });
-  res.end(body);
+  // Headers as one flat list and the body as text: Node sends head and body in one write of one string.
+  res.writeHead(200, [
+    HEIGHT_RESPONSE_HEADERS[0],
+    h,
+    HEIGHT_RESPONSE_HEADERS[1],
+    h,
+    HEIGHT_RESPONSE_HEADERS[2],
+    h,
+    "content-type",
+    "application/json",
+    "content-length",
+    String(Buffer.byteLength(json)),
+  ]);
+  res.end(json);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

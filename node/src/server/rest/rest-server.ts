@@ -9,7 +9,10 @@ import { restRoutes } from "./rest-routes.js";
 /** The node's query router and retained heights, as the gateways see them. */
 export function queryBackend(node: ChainNode): QueryBackend {
   return {
-    query: (path, data, height) => node.app.query(path, data, height),
+    query: (path, request, height) =>
+      request instanceof Uint8Array
+        ? node.app.query(path, request, height)
+        : node.app.queryMessage(path, request, height),
     heights: node.store,
     registry: node.app.types.registry,
   };
