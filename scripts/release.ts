@@ -137,7 +137,8 @@ const FULL_CACHE_AFTER_MS = 3000;
  * private cache folder under the program's digest and Node's version, architecture and flags, so a run with the
  * cache deserializes compiled code instead of parsing megabytes of JavaScript (Node 20 has no
  * module.enableCompileCache). Without a kept cache it takes the one the release ships beside the executable
- * (bin/<name>.code-cache, see shipped-code-cache.ts), when that names this program's digest. A run without a
+ * (bin/<name>.code-cache, see shipped-code-cache.ts), when that names this program's digest, its sha256 matches
+ * and it belongs to this user or the executable's owner with no one else able to write it. A run without a
  * usable cache writes one as it exits; a run that lasts FULL_CACHE_AFTER_MS (a node) writes one then, holding
  * what start-up compiled, unless its cache came from such a run already (its first byte says which). The cache
  * only saves time: when the folder is not safe, or V8 rejects the cache (another Node, or damaged), the program
@@ -155,7 +156,7 @@ function launched(bundled: string, name: string): { text: string; digest: string
 // The program is in the comment at the end of this file; this launcher runs it (see scripts/release.ts).
 ${privateCacheDirSource(name)}
 (() => {
-  const { readFileSync, renameSync, writeFileSync } = require("node:fs");
+  const { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } = require("node:fs");
   const { join } = require("node:path");
   const { Script } = require("node:vm");
   const source = readFileSync(__filename)
@@ -174,14 +175,23 @@ ${privateCacheDirSource(name)}
     from = "local";
   } catch {}
   if (cached === undefined) {
+    let fd = null;
     try {
-      const shipped = readFileSync(__filename + ${JSON.stringify(SHIPPED_CODE_CACHE_SUFFIX)});
+      fd = openSync(__filename + ${JSON.stringify(SHIPPED_CODE_CACHE_SUFFIX)}, "r");
       from = "shipped";
+      // Compiled code runs as this user: it must come from this user or the executable's owner, and no one
+      // else may have been able to write it (a file planted beside a binary copied into /tmp is neither).
+      const st = fstatSync(fd);
+      const uid = typeof process.getuid === "function" ? process.getuid() : null;
+      const trusted = uid === null || ((st.uid === uid || st.uid === statSync(__filename).uid) && (st.mode & 0o022) === 0);
+      const shipped = trusted ? readFileSync(fd) : Buffer.alloc(0);
       const body = shipped.subarray(${digest.length + 32});
       const sha256 = require("node:crypto").createHash("sha256").update(body).digest();
-      if (shipped.toString("latin1", 0, ${digest.length}) === "${digest}" && sha256.equals(shipped.subarray(${digest.length}, ${digest.length + 32})))
+      if (trusted && shipped.toString("latin1", 0, ${digest.length}) === "${digest}" && sha256.equals(shipped.subarray(${digest.length}, ${digest.length + 32})))
         cached = body;
-    } catch {}
+    } catch {} finally {
+      if (fd !== null) closeSync(fd);
+    }
   }
   const script = new Script("(function (exports, require, module, __filename, __dirname) {\\n" + source + "\\n})", {
     filename: __filename,

@@ -153,7 +153,7 @@ describe("npm run release", () => {
     expect(readdirSync(join(cache, "chaind-native")).filter((f) => f.endsWith(".code-cache"))).toEqual([]);
   });
 
-  it("refuses a damaged, foreign or other program's shipped cache silently: compiles, runs and keeps its own", async () => {
+  it("refuses a damaged, foreign, other program's or unsafe shipped cache silently: compiles, runs and keeps its own", async () => {
     const good = readFileSync(join(unpacked, "bin", "chaind.code-cache"));
     const resealed = (body: Buffer) =>
       Buffer.concat([good.subarray(0, 16), createHash("sha256").update(body).digest(), body]);
@@ -169,6 +169,8 @@ describe("npm run release", () => {
       foreign: resealed(foreignBody),
       otherProgram,
       truncated: good.subarray(0, 1000),
+      // Intact, but others could have written it (as anyone can plant one beside a binary copied into /tmp).
+      writableByOthers: good,
     };
     for (const [what, bytes] of Object.entries(cases)) {
       const dir = join(unpacked, `refused-${what}`);
@@ -176,6 +178,7 @@ describe("npm run release", () => {
       copyFileSync(join(unpacked, "bin", "chaind"), join(dir, "chaind"));
       chmodSync(join(dir, "chaind"), 0o755);
       writeFileSync(join(dir, "chaind.code-cache"), bytes);
+      chmodSync(join(dir, "chaind.code-cache"), what === "writableByOthers" ? 0o666 : 0o644);
       const told = await execa(join(dir, "chaind"), ["version"], {
         env: { XDG_CACHE_HOME: join(dir, "debug-cache"), RELEASE_CODE_CACHE_DEBUG: "1" },
       });
