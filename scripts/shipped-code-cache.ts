@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -68,7 +68,10 @@ export async function writeShippedCodeCache(executable: string, name: string, di
       );
     const sha256 = createHash("sha256").update(full).digest();
     const shipped = Buffer.concat([Buffer.from(digest, "latin1"), sha256, full]);
-    writeFileSync(`${executable}${SHIPPED_CODE_CACHE_SUFFIX}`, shipped, { mode: 0o644 });
+    const file = `${executable}${SHIPPED_CODE_CACHE_SUFFIX}`;
+    writeFileSync(file, shipped);
+    // Whatever the umask: the launcher refuses a cache others could have written.
+    chmodSync(file, 0o644);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
