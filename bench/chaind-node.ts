@@ -13,9 +13,12 @@ export class ChaindNode {
     readonly firstBlockMs: number,
   ) {}
 
-  static async start(home: string, opts: { binary?: string } = {}): Promise<ChaindNode> {
+  static async start(
+    home: string,
+    opts: { binary?: string; env?: Record<string, string> } = {},
+  ): Promise<ChaindNode> {
     const p = opts.binary
-      ? new BenchProcess(opts.binary, ["start", "--home", home])
+      ? new BenchProcess(opts.binary, ["start", "--home", home], { env: opts.env })
       : new BenchProcess("node", [CHAIND_CLI, "start", "--home", home]);
     // A node that exits during start-up fails the wait at once instead of at the timeout.
     const exited = p.proc.then((r) => {

@@ -41,6 +41,9 @@ async function oneUpgrade(
   const commits = new Map<number, number>();
   const lines: { at: number; line: string }[] = [];
   let net: LocalTestnet | null = null;
+  // The release binaries' own cache folder (code caches, native libraries): the machine has never run v2, as
+  // on a real upgrade, instead of sharing what earlier runs (or other benchmarks) left in the temporary folder.
+  const machineCache = { XDG_CACHE_HOME: join(dir.path, "cache") };
   try {
     await extractTar({ file: v1.archive, cwd: dir.path });
     net = await LocalTestnet.create({
@@ -49,6 +52,7 @@ async function oneUpgrade(
       blockTime: `${BLOCK_TIME_MS}ms`,
       votingPeriod: "5s",
       visorEnv: {
+        ...machineCache,
         VISOR_PREFETCH: String(prefetch),
         DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
       },
@@ -94,6 +98,7 @@ async function oneUpgrade(
     // The floor: the upgraded binary started directly on the same home.
     const node = await ChaindNode.start(home, {
       binary: join(home, "cosmovisor", "upgrades", "v2", "bin", "chaind"),
+      env: machineCache,
     });
     await node.stop();
     if (notes.length === 0) notes.push(`Plan height ${height}; block time ${BLOCK_TIME_MS} ms.`);

@@ -14,7 +14,9 @@
 // dependencies, made from the workspaces' TypeScript sources (never their dist/, which may be stale), with
 // the native bindings of LevelDB and libsecp256k1 embedded (written to a cache file and loaded on first use), so a supervisor may
 // copy the file alone (cosmovisor's `init`, single-file downloads). Beside a chain binary, bin/swagger-ui/
-// holds the Swagger UI assets the REST server serves when api.swagger is on.
+// holds the Swagger UI assets the REST server serves when api.swagger is on, and bin/<name>.code-cache the V8
+// code cache of a node's start-up, made by a training run of the binary at release time (shipped-code-cache.ts),
+// which its first run on a machine uses when that machine has the same Node.
 
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
 import {
@@ -41,6 +43,7 @@ import { build, type Plugin } from "esbuild";
 import { create as createTar } from "tar";
 import { signatureMessage } from "visor/artifact-signature";
 import { repoRoot } from "./repo-root.js";
+import { CODE_CACHE_KIND, SHIPPED_CODE_CACHE_SUFFIX, writeShippedCodeCache } from "./shipped-code-cache.js";
 
 const root = repoRoot();
 const require = createRequire(import.meta.url);
@@ -133,12 +136,17 @@ const FULL_CACHE_AFTER_MS = 3000;
  * Node's own load skips without parsing. The launcher compiles the program with V8's code cache, kept in the
  * private cache folder under the program's digest and Node's version, architecture and flags, so a run with the
  * cache deserializes compiled code instead of parsing megabytes of JavaScript (Node 20 has no
- * module.enableCompileCache). A run without a usable cache writes one as it exits; a run that lasts
- * FULL_CACHE_AFTER_MS (a node) writes one then, holding what start-up compiled, unless its cache came from such a
- * run already (its first byte says which). The cache only saves time: when the folder is not safe, or V8
- * rejects the cache, the program is compiled from its source as before.
+ * module.enableCompileCache). Without a kept cache it takes the one the release ships beside the executable
+ * (bin/<name>.code-cache, see shipped-code-cache.ts), when that names this program's digest, its sha256 matches
+ * and it belongs to this user or the executable's owner with no one else able to write it. A run without a
+ * usable cache writes one as it exits; a run that lasts FULL_CACHE_AFTER_MS (a node) writes one then, holding
+ * what start-up compiled, unless its cache came from such a run already (its first byte says which). The cache
+ * only saves time: when the folder is not safe, or V8 rejects the cache (another Node, or damaged), the program
+ * is compiled from its source as before, silently. With RELEASE_CODE_CACHE_DEBUG=1 the launcher writes one line
+ * to stderr saying which cache it tried and whether V8 took it: `code cache: <none|local|shipped>
+ * [accepted|rejected]`.
  */
-function launched(bundled: string, name: string): string {
+function launched(bundled: string, name: string): { text: string; digest: string } {
   if (bundled.includes("\u0001"))
     throw new Error("the bundle holds a U+0001 character, which the launcher uses to escape it");
   const program = asciiOnly(bundled).replaceAll("*/", ESCAPED_COMMENT_END);
@@ -148,28 +156,51 @@ function launched(bundled: string, name: string): string {
 // The program is in the comment at the end of this file; this launcher runs it (see scripts/release.ts).
 ${privateCacheDirSource(name)}
 (() => {
-  const { readFileSync, renameSync, writeFileSync } = require("node:fs");
+  const { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } = require("node:fs");
   const { join } = require("node:path");
   const { Script } = require("node:vm");
   const source = readFileSync(__filename)
     .toString("latin1", ${String(start).padStart(10)}, ${String(end).padStart(10)})
     .replaceAll(${JSON.stringify(ESCAPED_COMMENT_END)}, "*/");
-  const BRIEF = 0;
-  const FULL = 1;
+  const BRIEF = ${CODE_CACHE_KIND.BRIEF};
+  const FULL = ${CODE_CACHE_KIND.FULL};
   let cacheFile = null;
   let cached;
+  let from = "none";
   try {
     const node = JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""]);
     const key = require("node:crypto").createHash("sha256").update(node).digest("hex").slice(0, 16);
     cacheFile = join(privateCacheDir("code compiled from this program"), ${JSON.stringify(`${name}-${digest}-`)} + key + ".code-cache");
     cached = readFileSync(cacheFile);
+    from = "local";
   } catch {}
+  if (cached === undefined) {
+    let fd = null;
+    try {
+      fd = openSync(__filename + ${JSON.stringify(SHIPPED_CODE_CACHE_SUFFIX)}, "r");
+      from = "shipped";
+      // Compiled code runs as this user: it must come from this user or the executable's owner, and no one
+      // else may have been able to write it (a file planted beside a binary copied into /tmp is neither).
+      const st = fstatSync(fd);
+      const uid = typeof process.getuid === "function" ? process.getuid() : null;
+      const trusted = uid === null || ((st.uid === uid || st.uid === statSync(__filename).uid) && (st.mode & 0o022) === 0);
+      const shipped = trusted ? readFileSync(fd) : Buffer.alloc(0);
+      const body = shipped.subarray(${digest.length + 32});
+      const sha256 = require("node:crypto").createHash("sha256").update(body).digest();
+      if (trusted && shipped.toString("latin1", 0, ${digest.length}) === "${digest}" && sha256.equals(shipped.subarray(${digest.length}, ${digest.length + 32})))
+        cached = body;
+    } catch {} finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
   const script = new Script("(function (exports, require, module, __filename, __dirname) {\\n" + source + "\\n})", {
     filename: __filename,
     lineOffset: ${String(line - 2).padStart(10)},
     cachedData: cached?.subarray(1),
   });
   const usable = cached !== undefined && !script.cachedDataRejected;
+  if (process.env.RELEASE_CODE_CACHE_DEBUG === "1")
+    process.stderr.write("code cache: " + from + (from === "none" ? "" : usable ? " accepted" : " rejected") + "\\n");
   if (cacheFile !== null && !(usable && cached[0] === FULL)) {
     let saved = false;
     const save = (kind) => {
@@ -191,7 +222,7 @@ ${privateCacheDirSource(name)}
   const draft = head(0, 0, 0);
   const start = Buffer.byteLength(draft);
   const end = start + Buffer.byteLength(program);
-  return `${head(start, end, draft.split("\n").length)}${program}\n*/\n`;
+  return { text: `${head(start, end, draft.split("\n").length)}${program}\n*/\n`, digest };
 }
 
 /** classic-level's binding loader, replaced by one of the embedded binary; LevelDB is required to run at all. */
@@ -315,7 +346,6 @@ function releaseSigner(signKey: string, plan: string | undefined): ReleaseSigner
   };
 }
 
-/** `bin/<name>`: the bundle of `entry` with the embedded LevelDB binding, reporting `version`. */
 /** The workspaces' build output folders, which a release must never take code from. */
 function workspaceDists(): string[] {
   const { workspaces } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -324,7 +354,8 @@ function workspaceDists(): string[] {
   return workspaces.map((w) => join(root, w, "dist") + sep);
 }
 
-async function bundle(entry: string, executable: string, name: string, version: string): Promise<void> {
+/** Writes `executable`: the bundle of `entry` under the launcher; answers the program's digest. */
+async function bundle(entry: string, executable: string, name: string, version: string): Promise<string> {
   const { metafile, outputFiles } = await build({
     entryPoints: [entry],
     outfile: executable,
@@ -356,8 +387,10 @@ async function bundle(entry: string, executable: string, name: string, version: 
   if (stale.length > 0)
     throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
   mkdirSync(dirname(executable), { recursive: true });
-  writeFileSync(executable, launched(outputFiles[0].text, name), { mode: 0o755 });
+  const { text, digest } = launched(outputFiles[0].text, name);
+  writeFileSync(executable, text, { mode: 0o755 });
   chmodSync(executable, 0o755);
+  return digest;
 }
 
 /** `<name>-<version>-<os>-<arch>.tar.gz`, for this platform. */
@@ -437,11 +470,13 @@ export async function buildRelease(opts: ReleaseOptions): Promise<Release> {
   const stage = mkdtempSync(join(tmpdir(), "chaind-release-"));
   try {
     const bin = join(stage, "bin");
-    await bundle(entry, join(bin, name), name, version);
+    const digest = await bundle(entry, join(bin, name), name, version);
     cpSync(packageDir("swagger-ui-dist", packageDir("chaind")), join(bin, "swagger-ui"), {
       recursive: true,
       filter: (src) => !src.endsWith(".map"),
     });
+    // Last: the training run's node serves the Swagger UI beside it.
+    await writeShippedCodeCache(join(bin, name), name, digest);
     const archive = join(outDir, file);
     const sha256 = await packArchive(stage, archive);
     const planInfo = planInfoFor(base, file, sha256);

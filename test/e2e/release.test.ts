@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
@@ -16,7 +17,7 @@ import { join } from "node:path";
 import { goPlatform } from "@chaind/core/go-platform";
 import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { execa } from "execa";
-import { x as extractTar } from "tar";
+import { x as extractTar, t as listTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRelease } from "../../scripts/release.js";
 import { sha256File } from "../supervisor/visor-home.js";
@@ -92,8 +93,13 @@ describe("npm run release", () => {
 
   it("compiles its program once into the private cache and then runs from it; a damaged cache is replaced, an unsafe folder unused", async () => {
     const cache = join(unpacked, "code-cache");
+    // Copied alone, without the cache the release ships beside it (as cosmovisor's init copies it).
+    const bin = join(unpacked, "solo", "chaind");
+    mkdirSync(join(unpacked, "solo"));
+    copyFileSync(join(unpacked, "bin", "chaind"), bin);
+    chmodSync(bin, 0o755);
     const version = async () => {
-      const r = await execa(join(unpacked, "bin", "chaind"), ["version"], { env: { XDG_CACHE_HOME: cache } });
+      const r = await execa(bin, ["version"], { env: { XDG_CACHE_HOME: cache } });
       expect(r.stdout).toBe("9.8.7");
     };
     await version();
@@ -120,6 +126,71 @@ describe("npm run release", () => {
       expect(readFileSync(file, "utf8")).toBe("planted");
     } finally {
       chmodSync(dir, 0o700);
+    }
+  });
+
+  it("ships the code cache of a node's start-up in the archive, which the first run on a machine takes", async () => {
+    const listed: string[] = [];
+    await listTar({ file: release.archive, onReadEntry: (e) => listed.push(e.path) });
+    expect(listed).toContain("bin/chaind.code-cache");
+    const shipped = readFileSync(join(unpacked, "bin", "chaind.code-cache"));
+    // The program's digest (the one the launcher names its kept caches by), the sha256 of the rest, then a
+    // cache the launcher kept after a node's start-up (first byte 1), not one a short command left at its exit.
+    expect(shipped.toString("latin1", 0, 16)).toMatch(/^[0-9a-f]{16}$/);
+    expect(readFileSync(join(unpacked, "bin", "chaind"), "latin1")).toContain(
+      shipped.toString("latin1", 0, 16),
+    );
+    expect(createHash("sha256").update(shipped.subarray(48)).digest()).toEqual(shipped.subarray(16, 48));
+    expect(shipped[48]).toBe(1);
+
+    const cache = join(unpacked, "first-run-cache");
+    const first = await execa(join(unpacked, "bin", "chaind"), ["version"], {
+      env: { XDG_CACHE_HOME: cache, RELEASE_CODE_CACHE_DEBUG: "1" },
+    });
+    expect(first.stdout).toBe("9.8.7");
+    expect(first.stderr).toBe("code cache: shipped accepted");
+    // Taken as it is: nothing compiled here, so nothing kept.
+    expect(readdirSync(join(cache, "chaind-native")).filter((f) => f.endsWith(".code-cache"))).toEqual([]);
+  });
+
+  it("refuses a damaged, foreign, other program's or unsafe shipped cache silently: compiles, runs and keeps its own", async () => {
+    const good = readFileSync(join(unpacked, "bin", "chaind.code-cache"));
+    const resealed = (body: Buffer) =>
+      Buffer.concat([good.subarray(0, 16), createHash("sha256").update(body).digest(), body]);
+    const damaged = Buffer.from(good);
+    damaged[good.length >> 1] ^= 0xff;
+    // What another V8 wrote: its version hash (bytes 4-7 of V8's header, after the launcher's kind byte) differs;
+    // resealed, so only V8 can tell.
+    const foreignBody = Buffer.from(good.subarray(48));
+    for (let i = 5; i < 9; i++) foreignBody[i] ^= 0xff;
+    const otherProgram = Buffer.concat([Buffer.from("0123456789abcdef", "latin1"), good.subarray(16)]);
+    const cases = {
+      damaged,
+      foreign: resealed(foreignBody),
+      otherProgram,
+      truncated: good.subarray(0, 1000),
+      // Intact, but others could have written it (as anyone can plant one beside a binary copied into /tmp).
+      writableByOthers: good,
+    };
+    for (const [what, bytes] of Object.entries(cases)) {
+      const dir = join(unpacked, `refused-${what}`);
+      mkdirSync(dir);
+      copyFileSync(join(unpacked, "bin", "chaind"), join(dir, "chaind"));
+      chmodSync(join(dir, "chaind"), 0o755);
+      writeFileSync(join(dir, "chaind.code-cache"), bytes);
+      chmodSync(join(dir, "chaind.code-cache"), what === "writableByOthers" ? 0o666 : 0o644);
+      const told = await execa(join(dir, "chaind"), ["version"], {
+        env: { XDG_CACHE_HOME: join(dir, "debug-cache"), RELEASE_CODE_CACHE_DEBUG: "1" },
+      });
+      expect(told.stderr, what).toBe("code cache: shipped rejected");
+      const cache = join(dir, "cache");
+      const plain = await execa(join(dir, "chaind"), ["version"], { env: { XDG_CACHE_HOME: cache } });
+      expect(plain.stdout, what).toBe("9.8.7");
+      expect(plain.stderr, what).toBe("");
+      expect(
+        readdirSync(join(cache, "chaind-native")).filter((f) => f.endsWith(".code-cache")),
+        what,
+      ).toHaveLength(1);
     }
   });
 });

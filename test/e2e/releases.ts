@@ -39,7 +39,7 @@ function sourceKey(): string {
     }
   };
   for (const d of ["core/src", "proto/gen", "node/src", "fixtures/testchain"]) walk(join(ROOT, d));
-  for (const f of ["scripts/release.ts", "package-lock.json"])
+  for (const f of ["scripts/release.ts", "scripts/shipped-code-cache.ts", "package-lock.json"])
     h.update(`${f}:${statSync(join(ROOT, f)).mtimeMs}\n`);
   return h.digest("hex").slice(0, 16);
 }

@@ -188,7 +188,10 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
   it("uses an operator-provided binary from add-upgrade with downloads disabled", async () => {
     const { env } = await setup();
     const v2 = fakeBinary(h.root, "v2");
+    // A chaind release's shipped code cache travels with the binary, named after it.
+    writeFileSync(`${v2}.code-cache`, "compiled");
     expect((await h.visor(["add-upgrade", "v2", v2])).exitCode).toBe(0);
+    expect(readFileSync(join(h.home, "cosmovisor/upgrades/v2/bin/fake.code-cache"), "utf8")).toBe("compiled");
     const again = await h.visor(["add-upgrade", "v2", v2]);
     expect(again.stderr).toContain("already exists");
     const v = h.start(["start"], {

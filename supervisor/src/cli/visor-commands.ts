@@ -32,7 +32,11 @@ import { StatusFile } from "../visor-status.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
 
-/** Copies a binary into a folder's bin/ (with the Swagger UI files of a chaind release, when beside it). */
+/**
+ * Copies a binary into a folder's bin/, with what a chaind release keeps beside it when there: the Swagger UI
+ * files, and the V8 code cache the release shipped (`<binary>.code-cache`, which its launcher takes only for the
+ * program it was made from; one left from a binary installed there before is removed).
+ */
 function installBinary(src: string, dir: string, name: string): string {
   const path = resolve(src);
   if (!existsSync(path)) throw new VisorError("BINARY_MISSING", `no such file: ${path}`);
@@ -49,6 +53,8 @@ function installBinary(src: string, dir: string, name: string): string {
   }
   const assets = join(dirname(path), "swagger-ui");
   if (existsSync(assets)) cpSync(assets, join(dir, "bin", "swagger-ui"), { recursive: true });
+  if (existsSync(`${path}.code-cache`)) copyFileSync(`${path}.code-cache`, `${dest}.code-cache`);
+  else rmSync(`${dest}.code-cache`, { force: true });
   return dest;
 }
 
