@@ -69,5 +69,7 @@ try {
   }
 } catch (e) {
   console.error(`localnet: ${e instanceof Error ? e.message : String(e)}`);
+  // visor runs in a process group of its own: a failed start must not leave it behind.
+  await net.stop().catch(() => undefined);
   process.exit(1);
 }

@@ -143,8 +143,8 @@ const FULL_CACHE_AFTER_MS = 3000;
  * what start-up compiled, unless its cache came from such a run already (its first byte says which). The cache
  * only saves time: when the folder is not safe, or V8 rejects the cache (another Node, or damaged), the program
  * is compiled from its source as before, silently. With RELEASE_CODE_CACHE_DEBUG=1 the launcher writes one line
- * to stderr saying which cache it tried and whether V8 took it: `code cache: <none|local|shipped>
- * [accepted|rejected]`.
+ * to stderr saying which cache it tried and whether it was used: `code cache: <none|local|shipped>
+ * [accepted|rejected]` (rejected: untrusted, not this program's, damaged, or refused by V8).
  */
 function launched(bundled: string, name: string): { text: string; digest: string } {
   if (bundled.includes("\u0001"))

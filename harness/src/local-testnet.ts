@@ -284,7 +284,10 @@ export class LocalTestnet {
       if (stopping) return;
       stopping = true;
       onStopping();
-      if (this.visor) await this.exited().catch((e: Error) => console.error(e.message));
+      // However long visor takes (it finishes an upgrade under way before it stops): leaving first would orphan it.
+      const proc = this.visor;
+      if (proc) await Promise.resolve(proc).catch(() => undefined);
+      this.visor = null;
       for (const s of signals) process.off(s, relay);
       process.kill(process.pid, sig);
     };

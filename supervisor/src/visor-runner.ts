@@ -24,8 +24,11 @@ type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kin
 
 const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGQUIT: 131, SIGKILL: 137 };
 
-/** Signals this close after the first are the same stop from another sender, not a second request. */
-const SAME_STOP_WINDOW_MS = 1000;
+/**
+ * Signals this close after the first are the same stop from another sender, not a second request: copies arrive
+ * within milliseconds, a person pressing Ctrl-C again takes longer.
+ */
+const SAME_STOP_WINDOW_MS = 250;
 
 /**
  * `visor run`: launches the daemon from `current`, watches data/upgrade-info.json (file events, with polling as
@@ -66,14 +69,14 @@ export class VisorRunner {
       const again = this.stopping !== null;
       if (!again) {
         this.stopping = sig;
-        firstSignalAt = Date.now();
+        firstSignalAt = performance.now();
       }
       if (!child || child.exitCode !== null) return;
       if (again) {
         // One stop often arrives from several senders at once: a terminal's Ctrl-C reaches the whole process
         // group (the daemon too), a parent script passes it on, systemd signals the whole cgroup. Only a signal
         // that comes later is someone asking again: the daemon is killed.
-        if (Date.now() - firstSignalAt < SAME_STOP_WINDOW_MS) {
+        if (performance.now() - firstSignalAt < SAME_STOP_WINDOW_MS) {
           this.deps.logger.info("already stopping the daemon; signal again later to kill it", {
             signal: sig,
           });

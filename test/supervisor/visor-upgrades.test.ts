@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -192,6 +193,13 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
     writeFileSync(`${v2}.code-cache`, "compiled");
     expect((await h.visor(["add-upgrade", "v2", v2])).exitCode).toBe(0);
     expect(readFileSync(join(h.home, "cosmovisor/upgrades/v2/bin/fake.code-cache"), "utf8")).toBe("compiled");
+    // One that others may write (planted beside a binary in /tmp, say) is code no one vouches for: left out.
+    const v3 = fakeBinary(h.root, "v3");
+    writeFileSync(`${v3}.code-cache`, "planted");
+    chmodSync(`${v3}.code-cache`, 0o666);
+    expect((await h.visor(["add-upgrade", "v3", v3])).exitCode).toBe(0);
+    expect(existsSync(join(h.home, "cosmovisor/upgrades/v3/bin/fake"))).toBe(true);
+    expect(existsSync(join(h.home, "cosmovisor/upgrades/v3/bin/fake.code-cache"))).toBe(false);
     const again = await h.visor(["add-upgrade", "v2", v2]);
     expect(again.stderr).toContain("already exists");
     const v = h.start(["start"], {

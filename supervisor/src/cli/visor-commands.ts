@@ -3,10 +3,12 @@ import {
   copyFileSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
@@ -53,9 +55,24 @@ function installBinary(src: string, dir: string, name: string): string {
   }
   const assets = join(dirname(path), "swagger-ui");
   if (existsSync(assets)) cpSync(assets, join(dir, "bin", "swagger-ui"), { recursive: true });
-  if (existsSync(`${path}.code-cache`)) copyFileSync(`${path}.code-cache`, `${dest}.code-cache`);
-  else rmSync(`${dest}.code-cache`, { force: true });
+  rmSync(`${dest}.code-cache`, { force: true });
+  if (trustedCodeCache(`${path}.code-cache`, path)) {
+    copyFileSync(`${path}.code-cache`, tmp);
+    chmodSync(tmp, 0o644);
+    renameSync(tmp, `${dest}.code-cache`);
+  }
   return dest;
+}
+
+/**
+ * A code cache is code the node runs: copied only under the launcher's own rule, from a plain file owned by this
+ * user or by the binary's owner that no one else may write. Else (one another user left beside a binary in /tmp)
+ * the copy would belong to this user and pass that rule; the node then builds its own cache on its first run.
+ */
+function trustedCodeCache(cache: string, binary: string): boolean {
+  const st = lstatSync(cache, { throwIfNoEntry: false });
+  if (!st?.isFile() || (st.mode & 0o022) !== 0) return false;
+  return st.uid === process.getuid?.() || st.uid === statSync(binary).uid;
 }
 
 /**
