@@ -2,7 +2,7 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { concatBytes } from "@chaind/core/bytes";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
-import { sha256 } from "../crypto/sha256.js";
+import { txHash } from "../app/tx-hash.js";
 import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import { stringKey } from "../store/string-key.js";
@@ -89,7 +89,15 @@ function indexedAttributes(res: BlockResults, txCount: number): Iterable<Attribu
       }
     }
   }
-  return all;
+  // Type "a.b" with key "c" and type "a" with key "b.c" name the same "a.b.c": one record, both groups' txs.
+  const byRecord = new Map<string, AttributeGroup>();
+  for (const g of all) {
+    const id = `${g.composite}\0${g.value}`;
+    const same = byRecord.get(id);
+    if (!same) byRecord.set(id, g);
+    else same.indexes = [...new Set([...same.indexes, ...g.indexes])].sort((x, y) => x - y);
+  }
+  return byRecord.values();
 }
 
 function eventGroupKey(g: AttributeGroup, height: number): Uint8Array {
@@ -222,7 +230,7 @@ export class BlockStore {
   async recordsRemovalOps(height: number): Promise<BatchOp[]> {
     const [res, block] = await Promise.all([this.results(height), this.block(height)]);
     if (!res) return [];
-    const hashes = (block?.data?.txs ?? []).map((t) => sha256(t));
+    const hashes = (block?.data?.txs ?? []).map(txHash);
     const ops: BatchOp[] = this.ops(res, hashes).map((op) => ({ type: "del", key: op.key }));
     for (const g of indexedAttributes(res, hashes.length))
       for (const index of g.indexes)

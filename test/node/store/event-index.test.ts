@@ -20,7 +20,16 @@ function event(type: string, attrs: [string, string, boolean?][]): AbciEvent {
 }
 
 function txResult(events: AbciEvent[]): TxResult {
-  return { code: 0, codespace: "", log: "", info: "", data: new Uint8Array(), gasWanted: 1n, gasUsed: 1n, events };
+  return {
+    code: 0,
+    codespace: "",
+    log: "",
+    info: "",
+    data: new Uint8Array(),
+    gasWanted: 1n,
+    gasUsed: 1n,
+    events,
+  };
 }
 
 /** Saves block `height` with `txs` and commits it with the records BlockStore.ops makes of `txResults`. */
@@ -117,6 +126,21 @@ describe("tx event index", () => {
     expect(await found(blocks, "message.odd", "a\0b")).toEqual([]);
     // Block 1: action, sender alice, sender bob, transfer.sender bob; block 2: action, sender bob.
     expect(await countKeyspace(t.store, BLOCK_STORE_KEYSPACES.txEvents)).toBe(6);
+  });
+
+  it("finds the txs of two event types whose type.key spell the same name", async () => {
+    t = await openTempStateStore();
+    const blocks = await BlockStore.open(t.store);
+    await commitBlock(t, blocks, [
+      txResult([event("a.b", [["c", "v"]])]),
+      txResult([event("a", [["b.c", "v"]])]),
+      txResult([event("a.b", [["c", "v"]]), event("a", [["b.c", "v"]])]),
+    ]);
+    expect(await found(blocks, "a.b.c", "v")).toEqual([
+      { height: 1, index: 0 },
+      { height: 1, index: 1 },
+      { height: 1, index: 2 },
+    ]);
   });
 
   it("reads the layout written before grouping, and a rollback removes either layout", async () => {

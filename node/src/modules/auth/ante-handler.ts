@@ -129,6 +129,8 @@ export function createAnteHandler(
     if (!(await accounts.hasAccount(ctx, payerAddr)))
       throw err(SdkErrors.UnknownAddress, `fee payer address: ${payer} does not exist`);
     const deductFee = async (c: Context, coins: Coins) => {
+      // Read here and again by the transfer, as every release before did: the gas of a fee stays what it was.
+      await accounts.ensureModuleAccount(c, FEE_COLLECTOR);
       try {
         await bank.sendCoinsFromAccountToModule(c, payerAddr, FEE_COLLECTOR, coins);
       } catch (e) {
