@@ -26,6 +26,8 @@ export interface AppModule {
   initGenesis?(ctx: Context, state: unknown): Promise<void>;
   exportGenesis?(ctx: Context): Promise<unknown>;
   preBlock?(ctx: Context): Promise<void>;
+  /** Whether this binary's preBlock will halt the node at the block `ctx` names (read on committed state). */
+  haltsAt?(ctx: Context): Promise<boolean>;
   beginBlock?(ctx: Context): Promise<void>;
   endBlock?(ctx: Context): Promise<void>;
   registerServices?(registrar: ServiceRegistrar): void;

@@ -299,6 +299,21 @@ export class App {
     });
   }
 
+  /**
+   * Whether a module will halt the node in block `height` (an upgrade plan due there that this binary has no
+   * handler for), read on the committed state.
+   */
+  async haltsAt(height: number): Promise<boolean> {
+    if (this.deps.store.latestHeight === 0) return false;
+    const ctx = this.context(
+      new CacheMultiStore(this.deps.store.view()),
+      { chainId: this.opts.chainId, height, time: new Date(), proposerAddress: new Uint8Array() },
+      "query",
+    );
+    for (const m of this.deps.modules) if (await m.haltsAt?.(ctx)) return true;
+    return false;
+  }
+
   /** Persists the finalized block's state together with the caller's records (block, results, indexes). */
   commit(extraOps: BatchOp[] = []): Promise<{ height: number; appHash: Uint8Array }> {
     return this.lock.run(async () => {

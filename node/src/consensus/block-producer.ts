@@ -136,7 +136,12 @@ export class BlockProducer {
     try {
       while (this.running) {
         // A block saved but never applied (a halt or crash in it) runs first, without waiting for txs.
-        if (this.deps.blocks.unappliedHeight === undefined) {
+        // A block this binary will halt in (an upgrade it has no handler for) is proposed at once: waiting out
+        // timeout_commit first would only lengthen the upgrade's downtime, the txs it gathers run after the halt.
+        if (
+          this.deps.blocks.unappliedHeight === undefined &&
+          !(await this.deps.app.haltsAt(this.deps.blocks.nextHeight))
+        ) {
           await this.sleep(this.opts.timeoutCommitMs);
           if (!this.running) break;
           if (!this.opts.createEmptyBlocks && this.deps.mempool.size === 0) continue;

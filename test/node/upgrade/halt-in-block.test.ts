@@ -85,6 +85,39 @@ describe("a node halted in block H, as CometBFT leaves one", () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
+  it("proposes the block it halts in without waiting out timeout_commit", async () => {
+    const TIMEOUT_COMMIT_MS = 2000;
+    const h = makeTestHome({
+      accounts: [{ account: alice, coins: "10000000000stake" }],
+      validator: { account: alice, stake: 1_000_000n },
+      govPeriodMs: 1000,
+      definition: testchainV1,
+      tuneNode: (c) => {
+        c.consensus.timeoutCommitMs = TIMEOUT_COMMIT_MS;
+      },
+    });
+    cleanups.push(h.cleanup);
+    const node = await ChainNode.open({ home: h.home, definition: testchainV1 }, { logger: silentLogger });
+    cleanups.push(() => node.close());
+    await node.producer.produce();
+    // The proposal takes three blocks (submit, vote, tally); the node then runs two more itself.
+    const plan = node.store.latestHeight + 5;
+    await passProposal(node, new TxSigner(alice, 0n, h.chainId), [
+      anyOf(MsgSoftwareUpgradeSchema, { authority: GOV_ADDRESS, plan: { name: "v2", height: BigInt(plan) } }),
+    ]);
+    expect(node.store.latestHeight).toBe(plan - 2);
+    const reason = await node.run();
+    expect(reason.kind === "error" && reason.error instanceof UpgradeHaltError).toBe(true);
+    expect(node.store.latestHeight).toBe(plan - 1);
+    const timeOf = async (height: number) => {
+      const t = (await node.blocks.meta(height))!.header!.time!;
+      return Number(t.seconds) * 1000 + t.nanos / 1e6;
+    };
+    // The block before waited out timeout_commit; the one the node halts in followed at once.
+    expect((await timeOf(plan - 1)) - (await timeOf(plan - 2))).toBeGreaterThanOrEqual(TIMEOUT_COMMIT_MS);
+    expect((await timeOf(plan)) - (await timeOf(plan - 1))).toBeLessThan(TIMEOUT_COMMIT_MS);
+  });
+
   it("keeps block H saved but unapplied; status says H running and stopped; the old binary halts in H again, the new one executes it", async () => {
     const h = await homeWithKnownRpc({
       accounts: [{ account: alice, coins: "10000000000stake" }],

@@ -78,6 +78,16 @@ export class UpgradeModule implements AppModule {
     return upgradeQueryCommand(ctx.types);
   }
 
+  async haltsAt(ctx: Context): Promise<boolean> {
+    const plan = await this.keeper.getPlan(ctx);
+    return (
+      plan !== undefined &&
+      plan.height <= BigInt(ctx.block.height) &&
+      !this.opts.skipHeights.has(Number(plan.height)) &&
+      !this.opts.registry.handlers[plan.name]
+    );
+  }
+
   async preBlock(ctx: Context): Promise<void> {
     const height = BigInt(ctx.block.height);
     const plan = await this.keeper.getPlan(ctx);
