@@ -9,6 +9,7 @@ import { type BenchSection, figure } from "./bench-result.js";
 import { ChaindNode } from "./chaind-node.js";
 import { type BuiltRelease, buildFixtureRelease } from "./fixture-releases.js";
 import { killLeftoverProcesses } from "./leftover-processes.js";
+import { median } from "./median-ratio.js";
 import { scratchDir } from "./scratch-dir.js";
 
 const BLOCK_TIME_MS = 300;
@@ -17,7 +18,7 @@ const variantName = (prefetch: boolean) => (prefetch ? "pre-fetched" : "download
 
 interface DowntimeRun {
   downtimeMs: number;
-  /** v1's last commit -> v1 exited (waiting timeout_commit, halting at the plan height, exiting). */
+  /** v1's last commit -> v1 exited (making the plan height's block, halting in it, exiting). */
   haltMs: number;
   /** v1 exited -> v2 spawned: visor's own work (download unless pre-fetched, backup, switch, pre-upgrade). */
   visorMs: number;
@@ -167,8 +168,10 @@ export async function upgradeDowntime(opts: BenchOptions): Promise<BenchSection>
       "ms",
       [...withPrefetch, ...withoutPrefetch].map((r) => r.floorMs),
     );
+    const prefetched = median(withPrefetch.map((r) => r.downtimeMs));
+    const restartWork = floor.median - BLOCK_TIME_MS;
     notes.push(
-      "Downtime includes one block time: the old binary waits timeout_commit before it starts the plan height and halts; the floor includes one timeout_commit too (the first block waits for it).",
+      `The floor includes one timeout_commit (a started node waits it out before its first block); the downtime includes none: the old binary proposes the block it halts in as soon as the block before commits, and the new one executes that saved block at once. Against what is left of the floor without its timeout_commit (${Math.round(restartWork)} ms: process start, store open, first block), the pre-fetched downtime is ${(prefetched / restartWork).toFixed(2)}x.`,
       "Ratios are downtime / floor: 1.0 would mean the upgrade costs no more than a plain restart.",
     );
     return {
