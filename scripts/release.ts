@@ -438,6 +438,11 @@ export interface ReleaseOptions {
   name?: string;
   /** The URL the archive will be served from; without it, the plan info names a file: URL. */
   baseUrl?: string;
+  /**
+   * Ship the V8 code cache of a training run (`testnet`, then `start`; see shipped-code-cache.ts). Default true;
+   * false for a program without those commands.
+   */
+  codeCache?: boolean;
   /** An ed25519 private key file: sign the archive for `plan` (see releaseSigner). */
   signKey?: string;
   plan?: string;
@@ -476,7 +481,7 @@ export async function buildRelease(opts: ReleaseOptions): Promise<Release> {
       filter: (src) => !src.endsWith(".map"),
     });
     // Last: the training run's node serves the Swagger UI beside it.
-    await writeShippedCodeCache(join(bin, name), name, digest);
+    if (opts.codeCache ?? true) await writeShippedCodeCache(join(bin, name), name, digest);
     const archive = join(outDir, file);
     const sha256 = await packArchive(stage, archive);
     const planInfo = planInfoFor(base, file, sha256);

@@ -183,6 +183,8 @@ describe("npm run release --sign-key: its signature verifies in visor end to end
       out: join(h.root, "releases"),
       name: "fake",
       baseUrl: server.url,
+      // The fake daemon has no `testnet` and `start` to make a code cache with.
+      codeCache: false,
       signKey: keyFile,
       plan: "v2",
     });
