@@ -7,12 +7,14 @@ import {
   decodeNode,
   encodeHead,
   encodeNode,
+  INDEX_LEVELS,
   type IndexNode,
   type NodeReader,
   type NodeWrite,
   nodesBelow,
   nodesToUndo,
   parentsToRead,
+  rangeOf,
   recordChange,
   undoChange,
 } from "./history-nodes.js";
@@ -174,6 +176,24 @@ export class HistoryIndex {
     const before = changedAt > 1 ? this.changeAtOrBefore(store, escKey, changedAt - 1) : 0;
     if (before === null) return [];
     return nodesBelow(before, changedAt).map(([level, range]) => this.nodeKey(store, escKey, level, range));
+  }
+
+  /**
+   * Pruning a key whose newest change is the deletion at `changedAt`, removed now with every older version: its
+   * head and the nodes of that change's ranges go too, so a key deleted for good leaves no record behind (a
+   * missing head reads as a key that never existed). Empty when the key changed again later.
+   */
+  deletedKeyRecords(store: string, key: Uint8Array, changedAt: number): Uint8Array[] {
+    const escKey = escapedBytesKey.encodeNonTerminal(key);
+    const headKey = this.headKey(store, escKey);
+    const raw = this.db.getSync(headKey);
+    if (raw === undefined) return [];
+    const { heights } = decodeHead(raw);
+    if (heights[heights.length - 1] !== changedAt) return [];
+    const nodes: Uint8Array[] = [];
+    for (let level = 1; level <= INDEX_LEVELS; level++)
+      nodes.push(this.nodeKey(store, escKey, level, rangeOf(level, changedAt)));
+    return [headKey, ...nodes];
   }
 
   /**

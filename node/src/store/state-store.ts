@@ -506,6 +506,7 @@ export class StateStore {
     this.meta = meta;
     const batch = this.db.batch();
     let removed = 0;
+    let keysGone = 0;
     for await (const k of this.db.keys(changesUpTo(newEarliest))) {
       const [changedAt, store, key] = changeKeys.decode(k);
       batch.del(k);
@@ -519,12 +520,19 @@ export class StateStore {
         if (h < changedAt || (h === changedAt && vv[0] === TOMBSTONE)) {
           batch.del(vk);
           removed++;
+          if (h === changedAt) {
+            const gone = this.history.deletedKeyRecords(store, key, changedAt);
+            for (const record of gone) batch.del(record);
+            if (gone.length > 0) keysGone++;
+          }
         }
       }
     }
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
     await batch.write();
+    // The commits' remembered heads may name keys whose records just went: the records are the truth again.
+    if (keysGone > 0) this.history.forget();
     this.logger.debug("pruned state", {
       earliest: newEarliest,
       removed,

@@ -286,6 +286,48 @@ describe("history index", () => {
     await expectEveryReadRight(c);
   });
 
+  it("drops the records of a key deleted for good once pruning removes its last version", async () => {
+    const pruning: PruningOptions = { strategy: "custom", keepRecent: 5, interval: 5 };
+    const c = await chain(7, 1, pruning);
+    const head = (key: string) => c.store.db.get(StateStoreKeys.historyHeads.encode(["bank", bytes(key)]));
+    await c.store.commit(
+      1,
+      changeSetOf([
+        ["bank", "gone", "1"],
+        ["bank", "back", "1"],
+        ["bank", "kept", "1"],
+      ]),
+    );
+    await c.store.commit(
+      2,
+      changeSetOf([
+        ["bank", "gone", null],
+        ["bank", "back", null],
+      ]),
+    );
+    for (let h = 3; h <= 20; h++) {
+      // "back" is written again after its deletion: its records stay.
+      const writes: Write[] = [["bank", "tick", String(h)]];
+      if (h === 12) writes.push(["bank", "back", "12"]);
+      await c.store.commit(h, changeSetOf(writes));
+    }
+    expect(c.store.earliestHeight).toBeGreaterThan(2);
+    expect(await head("gone")).toBeUndefined();
+    expect(await head("back")).toBeDefined();
+    expect(await head("kept")).toBeDefined();
+    for (let h = c.store.earliestHeight; h <= c.store.latestHeight; h++) {
+      expect(await c.store.get("bank", bytes("gone"), h)).toBeUndefined();
+      expect(text(await c.store.get("bank", bytes("back"), h))).toBe(h >= 12 ? "12" : undefined);
+      expect(text(await c.store.get("bank", bytes("kept"), h))).toBe("1");
+    }
+    // Written again later, the key starts a history of its own.
+    await c.store.commit(21, changeSetOf([["bank", "gone", "21"]]));
+    await c.store.commit(22, changeSetOf([["bank", "gone", "22"]]));
+    expect(text(await c.store.get("bank", bytes("gone"), 21))).toBe("21");
+    expect(text(await c.store.get("bank", bytes("gone"), 22))).toBe("22");
+    expect(await c.store.get("bank", bytes("gone"), 20)).toBeUndefined();
+  });
+
   it("indexes a snapshot's state on import, then every commit after it", async () => {
     const source = await chain(6, 1);
     await commitBlocks(source, 600);
