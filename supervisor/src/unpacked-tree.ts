@@ -36,6 +36,11 @@ export function treeOf(dir: string): UnpackedTree {
   return tree;
 }
 
+/** The sha256 (hex) a tree records for the regular file at `path`; undefined when it records none there. */
+export function fileDigestOf(tree: UnpackedTree, path: string): string | undefined {
+  return tree[path]?.match(/^file [0-7]+ ([0-9a-f]{64})$/)?.[1];
+}
+
 /** Why `dir` does not hold exactly `expected`; null when it does. */
 export function treeDiffers(dir: string, expected: UnpackedTree): string | null {
   let found: UnpackedTree;

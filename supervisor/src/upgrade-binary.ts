@@ -25,7 +25,7 @@ import {
 import { crashPoint } from "./crash-point.js";
 import { DEFAULT_DOWNLOAD, downloadFile } from "./downloader.js";
 import { artifactForPlan, type PlanArtifact } from "./plan-info.js";
-import { treeDiffers, treeOf, type UnpackedTree } from "./unpacked-tree.js";
+import { fileDigestOf, treeDiffers, treeOf, type UnpackedTree } from "./unpacked-tree.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -151,7 +151,7 @@ function takeUnpacked(
   } catch {
     return null;
   }
-  const binarySha256 = recorded.unpacked[`bin/${name}`]?.match(/^file [0-7]+ ([0-9a-f]{64})$/)?.[1];
+  const binarySha256 = fileDigestOf(recorded.unpacked, `bin/${name}`);
   const differs =
     binarySha256 === undefined ? `it holds no bin/${name}` : treeDiffers(tree, recorded.unpacked);
   if (binarySha256 === undefined || differs) {

@@ -10,10 +10,10 @@ import {
   TxSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import type { AbciEvent } from "../app/events.js";
+import { txHash } from "../app/tx-hash.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import { rfc3339 } from "../consensus/rfc3339.js";
-import { sha256 } from "../crypto/sha256.js";
 
 export function eventsProto(events: readonly AbciEvent[]) {
   return events.map((e) => ({
@@ -47,7 +47,7 @@ export function txResponse(
   }
   return create(TxResponseSchema, {
     height: BigInt(committed?.height ?? 0),
-    txhash: toHexUpper(sha256(bytes)),
+    txhash: toHexUpper(txHash(bytes)),
     codespace: result.codespace,
     code: result.code,
     data: toHexUpper(result.data),

@@ -1,3 +1,4 @@
+import { strictBase64 } from "@chaind/core/base64";
 import { cometAddress } from "@chaind/core/comet-address";
 import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Argv, CommandModule } from "yargs";
@@ -60,24 +61,19 @@ function parsePubKey(text: string): { type: PubKeyType; key: Uint8Array } {
       throw new CliError(
         `unknown pubkey type ${JSON.stringify(type)}: expected one of ${Object.keys(PUBKEY_TYPES).join(", ")}`,
       );
-    const key = typeof doc.key === "string" ? base64(doc.key) : undefined;
+    const key = typeof doc.key === "string" ? strictBase64(doc.key) : undefined;
     const { size } = PUBKEY_TYPES[type as PubKeyType];
     if (key?.length !== size)
       throw new CliError(`pubkey of type ${type} must hold a base64 key of ${size} bytes`);
     return { type: type as PubKeyType, key };
   }
-  const key = base64(text);
+  const key = strictBase64(text);
   const type = (Object.keys(PUBKEY_TYPES) as PubKeyType[]).find((t) => PUBKEY_TYPES[t].size === key?.length);
   if (!key || !type)
     throw new CliError(
       'pubkey must be proto JSON ({"@type":...,"key":...}) or base64 of 32 (ed25519) or 33 (secp256k1) bytes',
     );
   return { type, key };
-}
-
-function base64(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
-  return Uint8Array.from(Buffer.from(text, "base64"));
 }
 
 /** `[10 21 13 255]` (Go's printing of a byte slice) back into bytes. */

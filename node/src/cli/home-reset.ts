@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { Level } from "level";
+import { basename, join } from "node:path";
+import type { Level } from "level";
 import { CliError } from "../client/cli-error.js";
 import type { HomeLayout } from "../config/home-layout.js";
 import { writeNewPrivValidatorKey } from "../config/priv-validator-key.js";
+import { openLevelDb } from "../store/leveldb-open.js";
+import { StoreLockedError } from "../store/store-errors.js";
 
 /** CometBFT's last-signed record, at the start: nothing signed yet. */
 const FRESH_SIGN_STATE = `${JSON.stringify({ height: "0", round: 0, step: 0 }, null, 2)}\n`;
-
-export const PRIV_VALIDATOR_STATE = "priv_validator_state.json";
 
 /**
  * Runs `wipe` while holding the database's LevelDB lock, so a node cannot start in the middle; a node that is
@@ -18,12 +18,10 @@ export const PRIV_VALIDATOR_STATE = "priv_validator_state.json";
 async function withStoppedNode(layout: HomeLayout, wipe: () => void): Promise<void> {
   let db: Level<Uint8Array, Uint8Array> | undefined;
   if (existsSync(layout.dbDir)) {
-    db = new Level(layout.dbDir, { createIfMissing: false, keyEncoding: "view", valueEncoding: "view" });
     try {
-      await db.open();
+      db = await openLevelDb(layout.dbDir, { createIfMissing: false });
     } catch (e) {
-      db = undefined;
-      if ((e as { cause?: { code?: string } }).cause?.code === "LEVEL_LOCKED")
+      if (e instanceof StoreLockedError)
         throw new CliError(
           `the node of ${layout.home} is running (its database ${layout.dbDir} is locked): stop it before resetting`,
         );
@@ -40,7 +38,7 @@ async function withStoppedNode(layout: HomeLayout, wipe: () => void): Promise<vo
 
 function writeFreshSignState(layout: HomeLayout): void {
   mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(layout.dataDir, PRIV_VALIDATOR_STATE), FRESH_SIGN_STATE, { mode: 0o600 });
+  writeFileSync(layout.privValidatorState, FRESH_SIGN_STATE, { mode: 0o600 });
 }
 
 /**
@@ -65,7 +63,7 @@ function clearDataBesidesDb(layout: HomeLayout, keep: string[] = []): string[] {
 export async function resetState(layout: HomeLayout): Promise<string[]> {
   const removed: string[] = [];
   await withStoppedNode(layout, () => {
-    removed.push(...clearDataBesidesDb(layout, [PRIV_VALIDATOR_STATE]));
+    removed.push(...clearDataBesidesDb(layout, [basename(layout.privValidatorState)]));
   });
   if (existsSync(layout.dbDir)) throw new CliError(`could not remove ${layout.dbDir}`);
   removed.push(layout.dbDir);

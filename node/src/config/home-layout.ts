@@ -38,6 +38,10 @@ export class HomeLayout {
   get snapshotsDir(): string {
     return join(this.dataDir, "snapshots");
   }
+  /** CometBFT's last-signed record of the validator. */
+  get privValidatorState(): string {
+    return join(this.dataDir, "priv_validator_state.json");
+  }
   get upgradeInfoJson(): string {
     return join(this.dataDir, "upgrade-info.json");
   }

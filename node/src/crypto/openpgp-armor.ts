@@ -1,3 +1,4 @@
+import { strictBase64 } from "@chaind/core/base64";
 /**
  * OpenPGP ASCII armor (RFC 4880 §6.2), the text form Cosmos gives exported keys:
  *
@@ -80,10 +81,8 @@ export function decodeArmor(text: string): Armored {
     checksum = bodyLines.pop()!.slice(1);
   }
   const body = bodyLines.join("");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body) || body.length % 4 !== 0) {
-    throw new ArmorError("body is not base64");
-  }
-  const data = new Uint8Array(Buffer.from(body, "base64"));
+  const data = strictBase64(body);
+  if (!data) throw new ArmorError("body is not base64");
   if (checksum !== undefined && checksum !== crc24Base64(data)) {
     throw new ArmorError("checksum mismatch: the armored text was altered");
   }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { concatBytes } from "@chaind/core/bytes";
 import type { Logger } from "@chaind/core/logger";
-import { Level } from "level";
+import type { Level } from "level";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { computeAppHash } from "./app-hash.js";
@@ -10,6 +10,7 @@ import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
 import { HistoryIndex } from "./history-index.js";
 import { rebuildHistoryIndex } from "./history-rebuild.js";
+import { openLevelDb } from "./leveldb-open.js";
 import { mapKey } from "./map-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
@@ -24,7 +25,7 @@ import {
   splitVersionKey,
   versionInGroup,
 } from "./state-store-keys.js";
-import { StoreHeightError, StoreLockedError } from "./store-errors.js";
+import { StoreHeightError } from "./store-errors.js";
 
 /** A raw write on the shared LevelDB (block store records), applied in the commit's batch. */
 export type BatchOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
@@ -67,6 +68,17 @@ const TOMBSTONE = 0x00;
 const VALUE = 0x01;
 
 type Db = Level<Uint8Array, Uint8Array>;
+
+/** The caller's records, into a block's (or an import's) batch. */
+function addOps(
+  batch: { put(k: Uint8Array, v: Uint8Array): unknown; del(k: Uint8Array): unknown },
+  ops: BatchOp[],
+) {
+  for (const op of ops) {
+    if (op.type === "put") batch.put(op.key, op.value);
+    else batch.del(op.key);
+  }
+}
 
 /** Names a range within a store (and its direction) for the read caches. */
 function rangeId(opts: IterateOptions): string {
@@ -133,17 +145,7 @@ export class StateStore {
 
   static async open(opts: StateStoreOptions, deps: { logger: Logger }): Promise<StateStore> {
     mkdirSync(opts.dir, { recursive: true });
-    const db: Db = new Level<Uint8Array, Uint8Array>(opts.dir, {
-      keyEncoding: "view",
-      valueEncoding: "view",
-    });
-    try {
-      await db.open();
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(opts.dir);
-      throw new Error(`cannot open database ${opts.dir}: ${cause?.message ?? (e as Error).message}`);
-    }
+    const db: Db = await openLevelDb(opts.dir);
     const raw = await db.get(META_KEY);
     let meta: CommitMeta = raw ? parseCommitMeta(raw) : { height: 0, appHash: "", earliest: 1 };
     const logger = deps.logger.child("store");
@@ -452,18 +454,19 @@ export class StateStore {
     let written = 0;
     for (const c of entries) {
       written++;
-      const latestKey = latestKeys.encode([c.store, c.key]);
+      const prefixes = this.prefixesOf(c.store);
+      const latestKey = concatBytes(prefixes.latest, c.key);
       if (c.value === null) batch.del(latestKey);
       else batch.put(latestKey, c.value);
       const tagged = c.value === null ? Uint8Array.of(TOMBSTONE) : concatBytes(Uint8Array.of(VALUE), c.value);
-      batch.put(versionKeys.encode([c.store, c.key, height]), tagged);
+      batch.put(
+        versionInGroup(concatBytes(prefixes.versions, escapedBytesKey.encodeNonTerminal(c.key)), height),
+        tagged,
+      );
       if (this.pruning.keepRecent > 0)
         batch.put(changeKeys.encode([height, c.store, c.key]), new Uint8Array());
     }
-    for (const op of extraOps) {
-      if (op.type === "put") batch.put(op.key, op.value);
-      else batch.del(op.key);
-    }
+    addOps(batch, extraOps);
     const meta: CommitMeta = {
       height,
       appHash: Buffer.from(appHash).toString("hex"),
@@ -511,10 +514,8 @@ export class StateStore {
       const [changedAt, store, key] = changeKeys.decode(k);
       batch.del(k);
       for (const node of this.history.prunableNodes(store, key, changedAt)) batch.del(node);
-      for await (const [vk, vv] of this.db.iterator({
-        gte: versionKeys.prefixOf(store, key),
-        lte: versionKeys.encode([store, key, changedAt]),
-      })) {
+      const group = concatBytes(this.prefixesOf(store).versions, escapedBytesKey.encodeNonTerminal(key));
+      for await (const [vk, vv] of this.db.iterator({ gte: group, lte: versionInGroup(group, changedAt) })) {
         const h = splitVersionKey(vk).height;
         // The version at changedAt stays unless it is a deletion: no later read needs a tombstone with nothing below it.
         if (h < changedAt || (h === changedAt && vv[0] === TOMBSTONE)) {
@@ -572,10 +573,7 @@ export class StateStore {
         batch = this.db.batch();
       }
     }
-    for (const op of extraOps) {
-      if (op.type === "put") batch.put(op.key, op.value);
-      else batch.del(op.key);
-    }
+    addOps(batch, extraOps);
     const meta: CommitMeta = {
       height,
       appHash: Buffer.from(appHash).toString("hex"),

@@ -1,6 +1,6 @@
+import { txHash } from "../../app/tx-hash.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import { parseTxQuery, searchTxs } from "../../consensus/tx-search.js";
-import { sha256 } from "../../crypto/sha256.js";
 import { base64, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
@@ -16,7 +16,7 @@ export function txMethods(node: ChainNode): Record<string, RpcMethod> {
     const result = results?.txResults[index];
     if (!tx || !result) throw JsonRpcError.internal(`tx ${height}/${index} is missing from the block store`);
     return {
-      hash: hexUpper(sha256(tx)),
+      hash: hexUpper(txHash(tx)),
       height: String(height),
       index,
       tx_result: txResultJson(result),
