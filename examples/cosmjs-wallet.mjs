@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A wallet's everyday calls against a chaind node with stock CosmJS 0.38: read the chain, send tokens with
+// A wallet's everyday calls against a chaind node with stock CosmJS 0.39: read the chain, send tokens with
 // an "auto" fee in both sign modes (direct, and the amino JSON a Ledger signs), and read governance through
 // the v1beta1 queries explorers use.
 //

@@ -59,7 +59,7 @@ describe("the fee payer must sign (Cosmos' GetSigners: message signers, then the
     const { accountNumber, sequence } = await chain.account(who.address);
     const client = await SigningStargateClient.offline(await wallet(who));
     const raw = await client.sign(who.address, msgs, stdFee, "", {
-      accountNumber: Number(accountNumber),
+      accountNumber: BigInt(accountNumber),
       sequence: Number(sequence),
       chainId: chain.chainId,
     });

@@ -32,7 +32,7 @@ interface Key {
 const FEE: StdFee = { amount: [{ denom: "stake", amount: "5000" }], gas: "300000" };
 
 /**
- * CosmJS 0.38 has no gov v1 amino converters (cosmjs#1442), so a client writes them, as a wallet does: this
+ * CosmJS 0.39 has no gov v1 amino converters (cosmjs#1442), so a client writes them, as a wallet does: this
  * is what such a client signs, from the SDK's amino names and JSON rules.
  */
 const govV1Converters: AminoConverters = {

@@ -18,9 +18,9 @@ const MNEMONICS = [
 const FEE: StdFee = { amount: [{ denom: "stake", amount: "10000" }], gas: "300000" };
 
 /**
- * A 2-of-3 multisig account made and signed by stock CosmJS 0.38 (its key, address and amino JSON
+ * A 2-of-3 multisig account made and signed by stock CosmJS 0.39 (its key, address and amino JSON
  * sub-signatures), broadcast through the RPC. The tx is put together here as CosmJS's makeMultisignedTx does:
- * that function fails in CosmJS 0.38.1 with @scure/base 2.4 (its bech32 decode refuses the Infinity limit
+ * that function fails in CosmJS 0.38.1 and 0.39.0 with @scure/base 2.4 (its bech32 decode refuses the Infinity limit
  * CosmJS passes), before anything reaches a node.
  */
 describe("multisig accounts from CosmJS: LegacyAminoPubKey, its address, and k-of-n signatures", () => {

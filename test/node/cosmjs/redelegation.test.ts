@@ -24,7 +24,7 @@ const valoperOf = (address: string) =>
   new AddressCodec("sdkvaloper").toString(new AddressCodec("sdk").fromString(address));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** MsgBeginRedelegate from stock CosmJS 0.38, signed directly and in amino JSON, through the node's RPC. */
+/** MsgBeginRedelegate from stock CosmJS 0.39, signed directly and in amino JSON, through the node's RPC. */
 describe("redelegation from CosmJS: moves stake at once, recorded until the unbonding time ends", () => {
   let home: ReturnType<typeof makeTestHome>;
   let node: NodeProcess;

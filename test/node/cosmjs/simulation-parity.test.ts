@@ -18,7 +18,7 @@ const MNEMONICS = [
   "legal winner thank year wave sausage worth useful legal winner thank yellow",
 ];
 
-describe("simulated gas matches delivered gas (stock CosmJS 0.38, fee auto)", () => {
+describe("simulated gas matches delivered gas (stock CosmJS 0.39, fee auto)", () => {
   let home: ReturnType<typeof makeTestHome>;
   let node: NodeProcess;
   let rpc: string;
