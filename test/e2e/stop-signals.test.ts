@@ -30,6 +30,8 @@ function job(args: string[], env: Record<string, string>) {
  */
 function stoppedGracefully(lines: string[]): number {
   const output = lines.join("\n");
+  const stopped = output.match(/node stopped height=(\d+)/);
+  expect(stopped, output).not.toBeNull();
   expect(
     lines.filter((l) => /caught signal, stopping after the current block/.test(l)),
     output,
@@ -37,8 +39,6 @@ function stoppedGracefully(lines: string[]): number {
   // visor's words when it kills the daemon (a second signal, or a daemon past DAEMON_SHUTDOWN_GRACE).
   expect(output).not.toMatch(/killing it|SIGKILL/);
   expect(output).toMatch(/daemon exited .*code=0 signal=none/);
-  const stopped = output.match(/node stopped height=(\d+)/);
-  expect(stopped, output).not.toBeNull();
   return Number(stopped![1]);
 }
 

@@ -135,13 +135,15 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       const reason = await node.run();
       await closeNodeServers(servers);
       await node.close();
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
       if (reason.kind === "error" && reason.error instanceof ModuleHaltError)
         throw new CliError(reason.error.message, reason.error.exitCode);
       if (reason.kind === "error") throw new CliError(`node stopped on an error: ${reason.error.message}`);
       if (reason.kind === "halt") logger.info("node halted", { reason: reason.reason });
       logger.info("node stopped", { height: node.store.latestHeight });
+      // A stop on a signal ends the process here. A terminal signals the whole group and visor passes the signal on
+      // too, so a copy can arrive late; Node's natural exit restores the default action (death by that signal)
+      // before the process is gone, and the node would end killed after a clean stop. process.exit keeps ours.
+      if (signalled) process.exit(0);
     },
   };
 }

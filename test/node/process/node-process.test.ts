@@ -35,6 +35,19 @@ describe("chaind as a process", () => {
     expect((await second.proc).exitCode).toBe(0);
   });
 
+  it("ends with exit 0 when the stop signal comes again while it stops (a terminal's copy, then visor's)", async () => {
+    const node = new NodeProcess(home);
+    await node.waitFor(/committed block .*height=2 /);
+    node.proc.kill("SIGINT");
+    // Copies keep coming until the process is gone, so one lands after the node closed its store.
+    const again = setInterval(() => node.proc.kill("SIGINT"), 1);
+    const r = await node.proc.finally(() => clearInterval(again));
+    const output = node.lines.join("\n");
+    expect(r.signal, output).toBeUndefined();
+    expect(r.exitCode, output).toBe(0);
+    expect(output).toMatch(/node stopped height=\d+/);
+  });
+
   it("refuses a second node on the same home with a clear error", async () => {
     const first = new NodeProcess(home);
     await first.waitFor(/committed block/);
