@@ -15,6 +15,7 @@ import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { uint64Key } from "../../store/uint-keys.js";
 import { AuthKeys } from "./auth-keys.js";
+import { decodeBaseAccountRecord, encodeBaseAccountRecord } from "./base-account-codec.js";
 
 export const AUTH_STORE = "acc";
 
@@ -53,6 +54,8 @@ export class AccountKeeper {
   }
 
   decodeAccount(raw: Uint8Array): StoredAccount {
+    const base = decodeBaseAccountRecord(raw);
+    if (base) return { kind: "base", base };
     return this.fromAny(fromBinary(AnySchema, raw));
   }
 
@@ -75,7 +78,10 @@ export class AccountKeeper {
   }
 
   encodeAccount(acc: StoredAccount): Uint8Array {
-    return toBinary(AnySchema, this.packAccount(acc));
+    return (
+      (acc.kind === "base" ? encodeBaseAccountRecord(acc.base) : undefined) ??
+      toBinary(AnySchema, this.packAccount(acc))
+    );
   }
 
   async getAccount(ctx: Context, addr: Uint8Array): Promise<StoredAccount | undefined> {
