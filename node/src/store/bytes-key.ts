@@ -26,8 +26,8 @@ function readLengthPrefixed(name: string, bytes: Uint8Array, at: number): [Uint8
  */
 export const bytesKey: KeyCodec<Uint8Array> = {
   name: "bytes",
-  encode: (bytes) => Uint8Array.from(bytes),
-  decode: (bytes) => Uint8Array.from(bytes),
+  encode: (bytes) => new Uint8Array(bytes),
+  decode: (bytes) => new Uint8Array(bytes),
   encodeNonTerminal: (bytes) => lengthPrefixed("bytes", bytes),
   decodeNonTerminal: (bytes, at) => readLengthPrefixed("bytes", bytes, at),
 };

@@ -41,11 +41,11 @@ export class CacheKVStore implements KVStore {
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
-    this.pending.set(mapKey(key), { key: Uint8Array.from(key), value: Uint8Array.from(value) });
+    this.pending.set(mapKey(key), { key: new Uint8Array(key), value: new Uint8Array(value) });
   }
 
   delete(key: Uint8Array): void {
-    this.pending.set(mapKey(key), { key: Uint8Array.from(key), value: null });
+    this.pending.set(mapKey(key), { key: new Uint8Array(key), value: null });
   }
 
   /**
