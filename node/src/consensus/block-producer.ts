@@ -50,9 +50,10 @@ export type StopReason =
   | { kind: "halt"; reason: string }
   | { kind: "error"; error: Error };
 
+const utf8 = new TextEncoder();
+
 function resultBytes(r: TxResult): Uint8Array {
-  const enc = new TextEncoder();
-  return sha256(enc.encode(`${r.code}|${toHex(r.data)}|${r.gasWanted}|${r.gasUsed}`));
+  return sha256(utf8.encode(`${r.code}|${toHex(r.data)}|${r.gasWanted}|${r.gasUsed}`));
 }
 
 /** A block's LastResultsHash, as the next header names it. */
