@@ -7,7 +7,6 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import type { Logger } from "@chaind/core/logger";
-import { TxMsgDataSchema } from "@chaind/proto/sdk/base/abci/v1beta1/abci_pb";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import type { GenesisDoc } from "../config/genesis.js";
 import { ChainError, toChainError } from "../errors/chain-error.js";
@@ -39,6 +38,7 @@ import {
   type SimulationLimits,
 } from "./simulation-limits.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
+import { encodeTxMsgData, type MsgResponse } from "./tx-msg-data.js";
 import { errorResult, type TxResult } from "./tx-result.js";
 import type { TypeRegistry } from "./type-registry.js";
 
@@ -438,7 +438,7 @@ export class App {
 
     const msgMs = parent.branch();
     const msgEvents: AbciEvent[] = [];
-    const responses: { typeUrl: string; value: Uint8Array }[] = [];
+    const responses: MsgResponse[] = [];
     try {
       for (const [i, m] of tx.msgs.entries()) {
         // A simulation shares the event loop with block production: let it in between messages.
@@ -479,12 +479,7 @@ export class App {
       return { result: errorResult(ce, gasWanted, BigInt(gasMeter.consumed), anteEvents), tx };
     }
     msgMs.write();
-    const data = toBinary(
-      TxMsgDataSchema,
-      create(TxMsgDataSchema, {
-        msgResponses: responses.map((r) => ({ typeUrl: r.typeUrl, value: r.value })),
-      }),
-    );
+    const data = encodeTxMsgData(responses);
     return {
       result: { ...okResult(gasWanted, BigInt(gasMeter.consumed), [...anteEvents, ...msgEvents]), data },
       tx,

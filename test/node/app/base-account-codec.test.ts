@@ -88,7 +88,8 @@ describe("stored plain-account codec", () => {
   it("writes the bytes protobuf-es writes and reads them back as protobuf-es does", () => {
     for (const acc of accounts()) {
       const raw = encodeBaseAccountRecord(acc);
-      expect(raw).toEqual(reference(acc));
+      // Compared as hex: a deep equality on the large keys would go element by element.
+      expect(Buffer.from(raw!).toString("hex")).toBe(Buffer.from(reference(acc)).toString("hex"));
       const decoded = decodeBaseAccountRecord(raw!);
       expect(decoded).toEqual(referenceDecode(raw!));
       expect(toBinary(BaseAccountSchema, decoded!)).toEqual(toBinary(BaseAccountSchema, acc));

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import { type BaseAccount, BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
+import { lengthDelimitedSize, ProtoWriter, varintSize } from "../../app/proto-writer.js";
 
 /**
  * The stored record of a plain account, Any{type_url, value: BaseAccount{address, pub_key, account_number,
@@ -132,76 +133,12 @@ export function decodeBaseAccountRecord(raw: Uint8Array): BaseAccount | undefine
   });
 }
 
-/** Collects a record's bytes; sized by a first pass, so one buffer. */
-class Writer {
-  private readonly out: Uint8Array;
-  private at = 0;
-
-  constructor(size: number) {
-    this.out = new Uint8Array(size);
-  }
-
-  byte(b: number): void {
-    this.out[this.at++] = b;
-  }
-
-  varint(n: bigint | number): void {
-    if (n < 0x1_0000_0000) {
-      // Lengths and most counters: number arithmetic, no bigint steps.
-      let v = Number(n);
-      while (v >= 0x80) {
-        this.out[this.at++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-      }
-      this.out[this.at++] = v;
-      return;
-    }
-    let v = BigInt(n);
-    while (v >= 0x80n) {
-      this.out[this.at++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.out[this.at++] = Number(v);
-  }
-
-  ascii(s: string): void {
-    for (let i = 0; i < s.length; i++) this.out[this.at++] = s.charCodeAt(i);
-  }
-
-  bytes(b: Uint8Array): void {
-    this.out.set(b, this.at);
-    this.at += b.length;
-  }
-
-  done(): Uint8Array {
-    if (this.at !== this.out.length)
-      throw new Error(`account record sized ${this.out.length}, wrote ${this.at}`);
-    return this.out;
-  }
-}
-
-function varintSize(n: bigint | number): number {
-  let size = 1;
-  if (n < 0x1_0000_0000) {
-    for (let v = Number(n); v >= 0x80; v >>>= 7) size++;
-    return size;
-  }
-  for (let v = BigInt(n); v >= 0x80n; v >>= 7n) size++;
-  return size;
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find any non-ASCII character
 const NON_ASCII = /[^\u0000-\u007f]/;
 const noUnknown = (m: { $unknown?: unknown[] }) => !m.$unknown || m.$unknown.length === 0;
 const inUint64 = (n: bigint) => typeof n === "bigint" && n >= 0n && n <= MAX_UINT64;
 
 /** Field sizes as protobuf-es writes them: a field with its default value is left out. */
-function stringField(s: string): number {
-  return s.length === 0 ? 0 : 1 + varintSize(s.length) + s.length;
-}
-function bytesField(len: number): number {
-  return len === 0 ? 0 : 1 + varintSize(len) + len;
-}
 function uint64Field(n: bigint): number {
   return n === 0n ? 0 : 1 + varintSize(n);
 }
@@ -220,13 +157,15 @@ export function encodeBaseAccountRecord(base: BaseAccount): Uint8Array | undefin
     (pk && (!noUnknown(pk) || NON_ASCII.test(pk.typeUrl) || !(pk.value instanceof Uint8Array)))
   )
     return undefined;
-  const pkSize = pk ? stringField(pk.typeUrl) + bytesField(pk.value.length) : 0;
+  const pkSize = pk ? lengthDelimitedSize(pk.typeUrl.length) + lengthDelimitedSize(pk.value.length) : 0;
   const valueSize =
-    stringField(base.address) +
+    lengthDelimitedSize(base.address.length) +
     (pk ? 1 + varintSize(pkSize) + pkSize : 0) +
     uint64Field(base.accountNumber) +
     uint64Field(base.sequence);
-  const w = new Writer(stringField(BASE_ACCOUNT_TYPE_URL) + bytesField(valueSize));
+  const w = new ProtoWriter(
+    lengthDelimitedSize(BASE_ACCOUNT_TYPE_URL.length) + lengthDelimitedSize(valueSize),
+  );
   w.byte((1 << 3) | LEN);
   w.varint(BASE_ACCOUNT_TYPE_URL.length);
   w.ascii(BASE_ACCOUNT_TYPE_URL);

@@ -1,11 +1,11 @@
-import { create, toBinary } from "@bufbuild/protobuf";
 import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
-import { type ModeInfo, SignDocSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import type { ModeInfo } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { type AminoSignerData, aminoSignBytes } from "../../app/amino-sign-doc.js";
 import type { AminoEncoder } from "../../app/amino-types.js";
 import type { DecodedTx } from "../../app/tx-decoder.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
+import { directSignBytes } from "./direct-sign-doc.js";
 
 /** The sign modes this node verifies; the README's "Sign modes" lists them for wallet authors. */
 const ACCEPTED_SIGN_MODES = "SIGN_MODE_DIRECT and SIGN_MODE_LEGACY_AMINO_JSON";
@@ -25,15 +25,7 @@ export function signBytesFor(
   const mode = modeInfo.sum.value.mode;
   switch (mode) {
     case SignMode.DIRECT:
-      return toBinary(
-        SignDocSchema,
-        create(SignDocSchema, {
-          bodyBytes: tx.raw.bodyBytes,
-          authInfoBytes: tx.raw.authInfoBytes,
-          chainId: signer.chainId,
-          accountNumber: signer.accountNumber,
-        }),
-      );
+      return directSignBytes(tx.raw.bodyBytes, tx.raw.authInfoBytes, signer.chainId, signer.accountNumber);
     case SignMode.LEGACY_AMINO_JSON:
       return aminoSignBytes(amino, tx.body, tx.authInfo, signer);
     default: {
