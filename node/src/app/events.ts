@@ -9,10 +9,10 @@ export class EventManager {
   readonly events: AbciEvent[] = [];
 
   emit(type: string, attrs: Record<string, string>): void {
-    this.events.push({
-      type,
-      attributes: Object.entries(attrs).map(([key, value]) => ({ key, value, index: true })),
-    });
+    // A for-in walk: no [key, value] pair arrays for each attribute of each event.
+    const attributes: AbciEvent["attributes"] = [];
+    for (const key in attrs) attributes.push({ key, value: attrs[key], index: true });
+    this.events.push({ type, attributes });
   }
 
   append(events: readonly AbciEvent[]): void {

@@ -20,13 +20,13 @@ export class ReadCache {
   /** A value read before (null: absent), or undefined when it was not. */
   getValue(id: string): Uint8Array | null | undefined {
     const v = this.values.get(id);
-    return v ? v.slice() : v;
+    return v ? new Uint8Array(v) : v;
   }
 
   setValue(id: string, value: Uint8Array | undefined): void {
     if (this.maxEntries === 0) return;
     if (this.values.size >= this.maxEntries) this.values.clear();
-    this.values.set(id, value === undefined ? null : value.slice());
+    this.values.set(id, value === undefined ? null : new Uint8Array(value));
   }
 
   /**

@@ -39,7 +39,12 @@ export class BankKeeper {
   }
 
   async getBalance(ctx: Context, addr: Uint8Array, denom: string): Promise<bigint> {
-    const v = await ctx.kv(BANK_STORE).get(BankKeys.balance.encode([addr, denom]));
+    return this.balanceAt(ctx, BankKeys.balance.encode([addr, denom]));
+  }
+
+  /** A balance by its key: a transfer reads and writes the same key, encoded once. */
+  private async balanceAt(ctx: Context, key: Uint8Array): Promise<bigint> {
+    const v = await ctx.kv(BANK_STORE).get(key);
     return v ? decodeAmount(v) : 0n;
   }
 
@@ -52,8 +57,7 @@ export class BankKeeper {
     return Coins.normalize(list);
   }
 
-  private setBalance(ctx: Context, addr: Uint8Array, denom: string, amount: bigint): void {
-    const key = BankKeys.balance.encode([addr, denom]);
+  private setBalance(ctx: Context, key: Uint8Array, amount: bigint): void {
     if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
     else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
   }
@@ -71,14 +75,15 @@ export class BankKeeper {
 
   async subtractCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
     for (const c of coins.list) {
-      const have = await this.getBalance(ctx, addr, c.denom);
+      const key = BankKeys.balance.encode([addr, c.denom]);
+      const have = await this.balanceAt(ctx, key);
       if (have < c.amount) {
         throw ChainError.wrap(
           SdkErrors.InsufficientFunds,
           `spendable balance ${have}${c.denom} is smaller than ${c.amount}${c.denom}`,
         );
       }
-      this.setBalance(ctx, addr, c.denom, have - c.amount);
+      this.setBalance(ctx, key, have - c.amount);
     }
     ctx.events.emit("coin_spent", {
       spender: this.accounts.addresses.toString(addr),
@@ -87,8 +92,10 @@ export class BankKeeper {
   }
 
   async addCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
-    for (const c of coins.list)
-      this.setBalance(ctx, addr, c.denom, (await this.getBalance(ctx, addr, c.denom)) + c.amount);
+    for (const c of coins.list) {
+      const key = BankKeys.balance.encode([addr, c.denom]);
+      this.setBalance(ctx, key, (await this.balanceAt(ctx, key)) + c.amount);
+    }
     ctx.events.emit("coin_received", {
       receiver: this.accounts.addresses.toString(addr),
       amount: coins.toString(),
@@ -155,7 +162,8 @@ export class BankKeeper {
   async initBalances(ctx: Context, balances: { addr: Uint8Array; coins: Coins }[]): Promise<Coins> {
     let total = Coins.empty();
     for (const b of balances) {
-      for (const c of b.coins.list) this.setBalance(ctx, b.addr, c.denom, c.amount);
+      for (const c of b.coins.list)
+        this.setBalance(ctx, BankKeys.balance.encode([b.addr, c.denom]), c.amount);
       await this.accounts.ensureAccount(ctx, b.addr);
       total = total.add(b.coins);
     }
