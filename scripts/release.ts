@@ -354,6 +354,45 @@ function workspaceDists(): string[] {
   return workspaces.map((w) => join(root, w, "dist") + sep);
 }
 
+/** An export without a `source` entry, or an app importing a dist/ path, would ship whatever was last built. */
+function refuseCompiledInputs(inputs: Record<string, unknown>): void {
+  const dists = workspaceDists();
+  const stale = Object.keys(inputs)
+    .map((input) => resolve(input))
+    .filter((input) => dists.some((d) => input.startsWith(d)));
+  if (stale.length > 0)
+    throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
+}
+
+/**
+ * chaind's RPC thread (node/src/server/rpc/rpc-http-thread.ts) runs code of its own, which a one-file release
+ * cannot keep beside it: the module that locates it is replaced by one holding the thread's bundle as text.
+ */
+function embeddedRpcThreadPlugin(): Plugin {
+  return {
+    name: "embedded-rpc-thread",
+    setup(b) {
+      b.onLoad({ filter: /rpc[\\/]rpc-thread-script\.ts$/ }, async (args) => {
+        const { metafile, outputFiles } = await build({
+          entryPoints: [join(dirname(args.path), "rpc-http-thread.ts")],
+          write: false,
+          bundle: true,
+          platform: "node",
+          format: "cjs",
+          target: "node20",
+          conditions: ["source", "module"],
+          logLevel: "error",
+          legalComments: "none",
+          metafile: true,
+        });
+        refuseCompiledInputs(metafile.inputs);
+        const code = JSON.stringify(outputFiles[0].text);
+        return { loader: "js", contents: `export const RPC_THREAD_SCRIPT = { code: ${code} };` };
+      });
+    },
+  };
+}
+
 /** Writes `executable`: the bundle of `entry` under the launcher; answers the program's digest. */
 async function bundle(entry: string, executable: string, name: string, version: string): Promise<string> {
   const { metafile, outputFiles } = await build({
@@ -374,18 +413,13 @@ async function bundle(entry: string, executable: string, name: string, version: 
     plugins: [
       embeddedLevelDbPlugin(prebuiltBinding("classic-level"), name),
       embeddedSecp256k1Plugin(prebuiltBinding("secp256k1", join(root, "node")), name),
+      embeddedRpcThreadPlugin(),
     ],
     logLevel: "error",
     legalComments: "none",
     metafile: true,
   });
-  // An export without a `source` entry, or an app importing a dist/ path, would ship whatever was last built.
-  const dists = workspaceDists();
-  const stale = Object.keys(metafile.inputs)
-    .map((input) => resolve(input))
-    .filter((input) => dists.some((d) => input.startsWith(d)));
-  if (stale.length > 0)
-    throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
+  refuseCompiledInputs(metafile.inputs);
   mkdirSync(dirname(executable), { recursive: true });
   const { text, digest } = launched(outputFiles[0].text, name);
   writeFileSync(executable, text, { mode: 0o755 });

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { goPlatform } from "@chaind/core/go-platform";
 import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
+import { LineCollector } from "@chaind/harness/line-collector";
 import { execa } from "execa";
 import { x as extractTar, t as listTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,10 +86,21 @@ describe("npm run release", () => {
       1,
     );
     await useFreeListenerPorts(home);
-    const start = execa(bin, ["start", "--home", home, "--halt-height", "3"], { reject: false, all: true });
+    const start = execa(bin, ["start", "--home", home, "--halt-height", "4"], {
+      reject: false,
+      all: true,
+      buffer: false,
+    });
+    const out = new LineCollector(start.all!);
+    // The RPC's HTTP thread runs the code the release embeds for it.
+    const rpc = (await out.waitFor(/rpc listening address=(\S+)/))[1];
+    const status = (await (await fetch(`${rpc}/status`)).json()) as {
+      result: { node_info: { network: string } };
+    };
+    expect(status.result.node_info.network).toBe("release-1");
     const done = await start;
-    expect(done.exitCode, done.all).toBe(0);
-    expect(done.all).toMatch(/committed block .*height=3/);
+    expect(done.exitCode, out.lines.join("\n")).toBe(0);
+    expect(out.lines.join("\n")).toMatch(/committed block .*height=4/);
   });
 
   it("compiles its program once into the private cache and then runs from it; a damaged cache is replaced, an unsafe folder unused", async () => {

@@ -393,10 +393,18 @@ describe("JSON-RPC under random bad input", () => {
     const deep = await post(`${"[".repeat(40_000)}${"]".repeat(40_000)}`);
     expect(deep.status).toBe(200);
     expect(JSON.parse(deep.text)[0].error.code).toBe(-32600);
+    // Refused past 1000 levels, with the request's id; a few levels are a method's params as usual.
     const deepParams = await post(
       `{"jsonrpc":"2.0","id":1,"method":"status","params":${"[".repeat(40_000)}${"]".repeat(40_000)}}`,
     );
-    expect(JSON.parse(deepParams.text).result.node_info.network).toBe(home.chainId);
+    expect(JSON.parse(deepParams.text)).toMatchObject({
+      id: 1,
+      error: { code: -32600, data: "the request nests deeper than 1000 levels" },
+    });
+    const nested = await post(
+      `{"jsonrpc":"2.0","id":2,"method":"status","params":{"a":${"[".repeat(900)}${"]".repeat(900)}}}`,
+    );
+    expect(JSON.parse(nested.text).result.node_info.network).toBe(home.chainId);
     // A huge batch (issue 20: 22,704 genesis calls in one request) is refused whole; a full one is answered.
     const batch = Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "genesis" }));
     const huge = JSON.parse((await post(JSON.stringify(batch))).text);

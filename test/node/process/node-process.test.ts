@@ -26,6 +26,8 @@ describe("chaind as a process", () => {
     first.proc.kill("SIGTERM");
     const r = await first.proc;
     expect(r.exitCode).toBe(0);
+    // The whole stop ran (servers closed, store closed), not an exit with work still pending.
+    expect(first.lines.join("\n")).toMatch(/node stopped height=\d+/);
     const last = Math.max(...first.committed().keys());
 
     const second = new NodeProcess(home);

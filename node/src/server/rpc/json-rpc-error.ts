@@ -42,3 +42,8 @@ export class JsonRpcError extends Error {
     return new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, "Internal error", detail);
   }
 }
+
+/** A JSON-RPC 2.0 error answer to the request with `id`. */
+export function errorAnswer(id: string | number | null, e: JsonRpcError) {
+  return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
+}

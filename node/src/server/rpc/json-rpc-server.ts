@@ -1,9 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpListener } from "@chaind/core/http-listener";
+import { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
 import { defaultNodeConfig } from "../../config/node-config.js";
-import { readLimitedBody } from "../limited-body.js";
-import { JsonRpcError, JsonRpcErrorCode } from "./json-rpc-error.js";
+import { errorAnswer, JsonRpcError, JsonRpcErrorCode } from "./json-rpc-error.js";
+import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
+import { RPC_THREAD_SCRIPT } from "./rpc-thread-script.js";
 
 export type RpcParams = Record<string, unknown>;
 
@@ -56,74 +56,114 @@ type RpcId = string | number | null;
 /**
  * CometBFT-style JSON-RPC 2.0 over HTTP: POST to the root (a single call or a batch) and the URI form
  * `GET /<method>?name=value`. Every failure becomes a JSON-RPC error; nothing a client sends can crash it.
+ * HTTP is served by a thread of its own (rpc-http-thread.ts); the calls run here, on the node's thread.
  */
 export class JsonRpcServer {
-  private constructor(private readonly listener: HttpListener) {}
+  private constructor(
+    private readonly thread: Worker,
+    /** Where it listens (`http://127.0.0.1:26657`). */
+    readonly address: string,
+    private readonly closed: Promise<void>,
+  ) {}
 
   static async start(
     opts: JsonRpcServerOptions,
     methods: ReadonlyMap<string, RpcMethod>,
     deps: { logger: Logger },
   ): Promise<JsonRpcServer> {
-    const listener = await HttpListener.start(
-      {
-        host: opts.host,
-        port: opts.port,
-        name: "rpc",
-        readTimeoutMs: opts.readTimeoutMs,
-        writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS,
-        maxConnections: opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS,
-      },
-      (req, res) => handle(req, res, opts, methods, deps.logger),
-      deps,
-    );
-    return new JsonRpcServer(listener);
+    const { logger } = deps;
+    const settings: RpcThreadSettings = {
+      host: opts.host,
+      port: opts.port,
+      maxBodyBytes: opts.maxBodyBytes,
+      readTimeoutMs: opts.readTimeoutMs,
+      writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_RPC_WRITE_TIMEOUT_MS,
+      maxOpenConnections: opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS,
+      maxBatchSize: opts.maxBatchSize ?? DEFAULT_RPC_MAX_BATCH_SIZE,
+      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES,
+      methodNames: [...methods.keys()].sort(),
+    };
+    const thread = new Worker(RPC_THREAD_SCRIPT.code ?? RPC_THREAD_SCRIPT.url, {
+      eval: RPC_THREAD_SCRIPT.code !== undefined,
+      execArgv: RPC_THREAD_SCRIPT.execArgv,
+      workerData: settings,
+    });
+    // The answers of one turn of the event loop go over in one message: each message wakes the thread, and on a
+    // virtual machine a wake-up can cost more than the call did.
+    let queued: RpcAnswer[] = [];
+    const answer = (a: RpcAnswer) => {
+      if (queued.length === 0)
+        setImmediate(() => {
+          thread.postMessage({ kind: "answers", list: queued } satisfies ToRpcThread);
+          queued = [];
+        });
+      queued.push(a);
+    };
+    let listening: (address: string) => void;
+    let failed: (e: Error) => void;
+    const started = new Promise<string>((resolve, reject) => {
+      listening = resolve;
+      failed = reject;
+    });
+    let closing: () => void;
+    const closed = new Promise<void>((resolve) => {
+      closing = resolve;
+    });
+    thread.on("message", (m: FromRpcThread) => {
+      switch (m.kind) {
+        case "request":
+          void answerRequest(methods, m.request, logger).then((text) =>
+            answer({ n: m.n, text, status: 200 }),
+          );
+          return;
+        case "uri":
+          void answerUri(methods, m.name, m.params, logger).then((a) => answer({ n: m.n, ...a }));
+          return;
+        case "log":
+          logger.error(m.msg, m.ctx);
+          return;
+        case "listening":
+          listening(m.address);
+          return;
+        case "listen-failed":
+          failed(new Error(m.message));
+          return;
+        case "closed":
+          closing();
+      }
+    });
+    // A thread that dies (a bug in it, or out of memory) takes the RPC with it, never the node.
+    thread.on("error", (e) => {
+      logger.error("rpc thread failed; the RPC no longer answers", { err: e.message });
+      failed(e);
+      closing();
+    });
+    thread.on("exit", () => closing());
+    try {
+      const address = await started;
+      // From here the node's own work keeps the process alive; a node that ends must not wait for its RPC.
+      thread.unref();
+      return new JsonRpcServer(thread, address, closed);
+    } catch (e) {
+      await thread.terminate();
+      throw e;
+    }
   }
 
-  /** Where it listens (`http://127.0.0.1:26657`). */
-  get address(): string {
-    return this.listener.address;
+  /** Stops listening, closes every connection and ends the thread. */
+  async close(): Promise<void> {
+    // Held again while it closes: a node stopping has little else left to keep the process alive meanwhile.
+    this.thread.ref();
+    this.thread.postMessage({ kind: "close" } satisfies ToRpcThread);
+    await this.closed;
+    await this.thread.terminate();
   }
-
-  close(): Promise<void> {
-    return this.listener.close();
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  sendText(res, status, JSON.stringify(body));
-}
-
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** A successful answer as JSON text. */
 function resultText(id: RpcId, result: unknown): string {
   if (!(result instanceof JsonText)) return JSON.stringify({ jsonrpc: "2.0", id, result });
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}`;
-}
-
-/** One answer's JSON text, or the error that replaces it when it is larger than `max`. */
-function capped(text: string, id: RpcId, max: number): { text: string; replaced: boolean } {
-  const size = Buffer.byteLength(text);
-  if (size <= max) return { text, replaced: false };
-  return {
-    text: JSON.stringify(
-      errorBody(
-        id,
-        JsonRpcError.internal(
-          `the answer of ${size} bytes exceeds max_response_bytes (${max}); ask for less at a time`,
-        ),
-      ),
-    ),
-    replaced: true,
-  };
-}
-
-function errorBody(id: RpcId, e: JsonRpcError) {
-  return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
 }
 
 async function call(
@@ -149,133 +189,55 @@ async function call(
   }
 }
 
-/**
- * Runs a batch one request after another, as CometBFT does, and joins the answers as they come, so it never
- * holds more than `max` bytes of them: past that it stops and answers one error instead.
- */
-async function batch(
+/** One JSON-RPC request's answer as JSON text; a failure of any kind is an error answer. */
+async function answerRequest(
   methods: ReadonlyMap<string, RpcMethod>,
-  requests: readonly unknown[],
-  max: number,
+  msg: unknown,
   logger: Logger,
-  gone: () => boolean,
 ): Promise<string> {
-  const parts: string[] = [];
-  let size = 2;
-  for (const [i, request] of requests.entries()) {
-    // The client left or the write timeout closed the answer: the rest would be made for no one.
-    if (gone()) return "";
-    const text = await one(methods, request, logger);
-    size += Buffer.byteLength(text) + (i > 0 ? 1 : 0);
-    if (size > max) {
-      const why = `the answers to this batch exceed max_response_bytes (${max}) at request ${i + 1} of ${requests.length}; send fewer requests at a time`;
-      return JSON.stringify(errorBody(null, JsonRpcError.internal(why)));
-    }
-    parts.push(text);
-  }
-  return `[${parts.join(",")}]`;
-}
-
-/** One request's answer as JSON text. */
-async function one(methods: ReadonlyMap<string, RpcMethod>, msg: unknown, logger: Logger): Promise<string> {
   const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
   const id = idOf(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
     return JSON.stringify(
-      errorBody(id, JsonRpcError.invalidRequest('expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")')),
+      errorAnswer(id, JsonRpcError.invalidRequest('expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")')),
     );
   try {
     return resultText(id, await call(methods, m.method, m.params, logger));
   } catch (e) {
-    return JSON.stringify(errorBody(id, e as JsonRpcError));
+    return JSON.stringify(errorAnswer(id, asRpcError(e, logger)));
   }
+}
+
+/** A URI-form call's answer: its JSON text and HTTP status (404 unknown method, 500 failure, else 400). */
+async function answerUri(
+  methods: ReadonlyMap<string, RpcMethod>,
+  name: string,
+  params: RpcParams,
+  logger: Logger,
+): Promise<{ text: string; status: number }> {
+  try {
+    return { text: resultText(-1, await call(methods, name, params, logger)), status: 200 };
+  } catch (e) {
+    const err = asRpcError(e, logger);
+    const status =
+      err.code === JsonRpcErrorCode.METHOD_NOT_FOUND
+        ? 404
+        : err.code === JsonRpcErrorCode.INTERNAL_ERROR
+          ? 500
+          : 400;
+    return { text: JSON.stringify(errorAnswer(-1, err)), status };
+  }
+}
+
+/** A JSON-RPC error as thrown, or an internal one for anything else (a result JSON cannot hold, say). */
+function asRpcError(e: unknown, logger: Logger): JsonRpcError {
+  if (e instanceof JsonRpcError) return e;
+  logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
+  return JsonRpcError.internal("unexpected failure");
 }
 
 /** The id a request names; null when it names none or an id of the wrong type. */
 function idOf(msg: unknown): RpcId {
   const id = (msg as { id?: unknown } | null)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
-}
-
-/** The HTTP status of a URI-form call's error: 404 for an unknown method, 500 for a failure, else 400. */
-function uriStatus(e: JsonRpcError): number {
-  if (e.code === JsonRpcErrorCode.METHOD_NOT_FOUND) return 404;
-  return e.code === JsonRpcErrorCode.INTERNAL_ERROR ? 500 : 400;
-}
-
-/** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
-function uriParams(search: URLSearchParams): RpcParams {
-  const out: RpcParams = {};
-  for (const [k, raw] of search) {
-    out[k] = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-  }
-  return out;
-}
-
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  opts: JsonRpcServerOptions,
-  methods: ReadonlyMap<string, RpcMethod>,
-  logger: Logger,
-): Promise<void> {
-  const maxResponse = opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES;
-  const maxBatch = opts.maxBatchSize ?? DEFAULT_RPC_MAX_BATCH_SIZE;
-  try {
-    if (req.method === "GET") {
-      const url = new URL(req.url ?? "/", "http://rpc");
-      const name = url.pathname.slice(1);
-      if (!name) {
-        send(res, 200, { jsonrpc: "2.0", id: -1, result: { methods: [...methods.keys()].sort() } });
-        return;
-      }
-      try {
-        const result = await call(methods, name, uriParams(url.searchParams), logger);
-        const { text, replaced } = capped(resultText(-1, result), -1, maxResponse);
-        sendText(res, replaced ? 500 : 200, text);
-      } catch (e) {
-        const err = e as JsonRpcError;
-        send(res, uriStatus(err), errorBody(-1, err));
-      }
-      return;
-    }
-    if (req.method !== "POST") {
-      send(res, 405, errorBody(null, JsonRpcError.invalidRequest("use POST or GET")));
-      return;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(
-        await readLimitedBody(req, opts.maxBodyBytes, () =>
-          JsonRpcError.invalidRequest(`request body exceeds ${opts.maxBodyBytes} bytes`),
-        ),
-      );
-    } catch (e) {
-      if (e instanceof JsonRpcError) {
-        send(res, 413, errorBody(null, e));
-        return;
-      }
-      send(res, 200, errorBody(null, JsonRpcError.parseError((e as Error).message)));
-      return;
-    }
-    if (Array.isArray(body)) {
-      if (body.length === 0) {
-        send(res, 200, errorBody(null, JsonRpcError.invalidRequest("empty batch")));
-        return;
-      }
-      if (maxBatch > 0 && body.length > maxBatch) {
-        const why = `batch request exceeds maximum (${maxBatch}) allowed number of requests`;
-        send(res, 200, errorBody(null, JsonRpcError.invalidRequest(why)));
-        return;
-      }
-      const answers = await batch(methods, body, maxResponse, logger, () => res.destroyed);
-      if (!res.destroyed) sendText(res, 200, answers);
-      return;
-    }
-    sendText(res, 200, capped(await one(methods, body, logger), idOf(body), maxResponse).text);
-  } catch (e) {
-    logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
-    if (!res.headersSent) send(res, 500, errorBody(null, JsonRpcError.internal("unexpected failure")));
-    else res.destroy();
-  }
 }

@@ -1,0 +1,212 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parentPort, workerData } from "node:worker_threads";
+import { HttpListener } from "@chaind/core/http-listener";
+import { readLimitedBody } from "../limited-body.js";
+import { errorAnswer, JsonRpcError } from "./json-rpc-error.js";
+import type { FromRpcThread, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
+
+// The RPC's HTTP side, on a thread of its own (json-rpc-server.ts starts it): reading requests, parsing their
+// JSON and writing answers cost a node's main thread more than CheckTx itself when clients send txs one by
+// one, and a write to a waiting client is a system call that wakes another process. The node's thread only
+// runs the calls and turns their results into JSON text.
+
+type RpcId = string | number | null;
+
+const port = parentPort!;
+const settings = workerData as RpcThreadSettings;
+const post = (m: FromRpcThread) => port.postMessage(m);
+
+const waiting = new Map<number, (a: { text: string; status: number }) => void>();
+let nextCall = 0;
+
+/**
+ * How deep a request's JSON may nest. A message to the node's thread is copied by recursion, which a request
+ * nested thousands of levels deep would overflow (Go's encoding/json, CometBFT's, stops at 10,000). No method
+ * takes more than a few levels.
+ */
+const MAX_REQUEST_DEPTH = 1000;
+
+function nestedTooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > MAX_REQUEST_DEPTH) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** One JSON-RPC request's answer as JSON text, from the node's thread. */
+async function answerRequest(request: unknown): Promise<string> {
+  if (nestedTooDeep(request)) {
+    const why = `the request nests deeper than ${MAX_REQUEST_DEPTH} levels`;
+    return JSON.stringify(errorAnswer(idOf(request), JsonRpcError.invalidRequest(why)));
+  }
+  return (await remote({ kind: "request", request })).text;
+}
+
+/** Hands one call to the node's thread; settles with its answer. */
+function remote(
+  call:
+    | { kind: "request"; request: unknown }
+    | { kind: "uri"; name: string; params: Record<string, unknown> },
+): Promise<{ text: string; status: number }> {
+  const n = nextCall++;
+  return new Promise((resolve) => {
+    waiting.set(n, resolve);
+    post({ ...call, n });
+  });
+}
+
+const logger = {
+  error(msg: string, ctx: Record<string, unknown> = {}) {
+    post({ kind: "log", level: "error", msg, ctx });
+  },
+};
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON.stringify(body));
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** One answer's JSON text, or the error that replaces it when it is larger than max_response_bytes. */
+function capped(text: string, id: RpcId): { text: string; replaced: boolean } {
+  const max = settings.maxResponseBytes;
+  const size = Buffer.byteLength(text);
+  if (size <= max) return { text, replaced: false };
+  const why = `the answer of ${size} bytes exceeds max_response_bytes (${max}); ask for less at a time`;
+  return { text: JSON.stringify(errorAnswer(id, JsonRpcError.internal(why))), replaced: true };
+}
+
+/** The id a request names; null when it names none or an id of the wrong type. */
+function idOf(msg: unknown): RpcId {
+  const id = (msg as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
+function uriParams(search: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, raw] of search) {
+    out[k] = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  }
+  return out;
+}
+
+/**
+ * Runs a batch one request after another, as CometBFT does, and joins the answers as they come, so it never
+ * holds more than max_response_bytes of them: past that it stops and answers one error instead.
+ */
+async function batch(requests: readonly unknown[], gone: () => boolean): Promise<string> {
+  const max = settings.maxResponseBytes;
+  const parts: string[] = [];
+  let size = 2;
+  for (const [i, request] of requests.entries()) {
+    // The client left or the write timeout closed the answer: the rest would be made for no one.
+    if (gone()) return "";
+    const text = await answerRequest(request);
+    size += Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+    if (size > max) {
+      const why = `the answers to this batch exceed max_response_bytes (${max}) at request ${i + 1} of ${requests.length}; send fewer requests at a time`;
+      return JSON.stringify(errorAnswer(null, JsonRpcError.internal(why)));
+    }
+    parts.push(text);
+  }
+  return `[${parts.join(",")}]`;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    if (req.method === "GET") {
+      const url = new URL(req.url ?? "/", "http://rpc");
+      const name = url.pathname.slice(1);
+      if (!name) {
+        send(res, 200, { jsonrpc: "2.0", id: -1, result: { methods: settings.methodNames } });
+        return;
+      }
+      const answer = await remote({ kind: "uri", name, params: uriParams(url.searchParams) });
+      const { text, replaced } = capped(answer.text, -1);
+      sendText(res, replaced ? 500 : answer.status, text);
+      return;
+    }
+    if (req.method !== "POST") {
+      send(res, 405, errorAnswer(null, JsonRpcError.invalidRequest("use POST or GET")));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(
+        await readLimitedBody(req, settings.maxBodyBytes, () =>
+          JsonRpcError.invalidRequest(`request body exceeds ${settings.maxBodyBytes} bytes`),
+        ),
+      );
+    } catch (e) {
+      if (e instanceof JsonRpcError) {
+        send(res, 413, errorAnswer(null, e));
+        return;
+      }
+      send(res, 200, errorAnswer(null, JsonRpcError.parseError((e as Error).message)));
+      return;
+    }
+    if (Array.isArray(body)) {
+      if (body.length === 0) {
+        send(res, 200, errorAnswer(null, JsonRpcError.invalidRequest("empty batch")));
+        return;
+      }
+      const maxBatch = settings.maxBatchSize;
+      if (maxBatch > 0 && body.length > maxBatch) {
+        const why = `batch request exceeds maximum (${maxBatch}) allowed number of requests`;
+        send(res, 200, errorAnswer(null, JsonRpcError.invalidRequest(why)));
+        return;
+      }
+      const answers = await batch(body, () => res.destroyed);
+      if (!res.destroyed) sendText(res, 200, answers);
+      return;
+    }
+    sendText(res, 200, capped(await answerRequest(body), idOf(body)).text);
+  } catch (e) {
+    logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
+    if (!res.headersSent) send(res, 500, errorAnswer(null, JsonRpcError.internal("unexpected failure")));
+    else res.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  let listener: HttpListener;
+  try {
+    listener = await HttpListener.start(
+      {
+        host: settings.host,
+        port: settings.port,
+        name: "rpc",
+        readTimeoutMs: settings.readTimeoutMs,
+        writeTimeoutMs: settings.writeTimeoutMs,
+        maxConnections: settings.maxOpenConnections,
+      },
+      handle,
+      { logger },
+    );
+  } catch (e) {
+    post({ kind: "listen-failed", message: (e as Error).message });
+    return;
+  }
+  port.on("message", (m: ToRpcThread) => {
+    if (m.kind === "answers") {
+      for (const a of m.list) {
+        const resolve = waiting.get(a.n);
+        waiting.delete(a.n);
+        resolve?.(a);
+      }
+      return;
+    }
+    void listener.close().then(() => post({ kind: "closed" }));
+  });
+  post({ kind: "listening", address: listener.address });
+}
+
+void main();

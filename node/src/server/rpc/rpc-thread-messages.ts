@@ -1,0 +1,34 @@
+/** What the RPC thread is started with: every limit resolved, so it loads none of the node's config code. */
+export interface RpcThreadSettings {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  maxOpenConnections: number;
+  maxBatchSize: number;
+  maxResponseBytes: number;
+  /** For `GET /`, which lists them. */
+  methodNames: string[];
+}
+
+/** From the RPC thread to the node. `n` numbers a call until its answer comes back. */
+export type FromRpcThread =
+  | { kind: "listening"; address: string }
+  | { kind: "listen-failed"; message: string }
+  | { kind: "log"; level: "error"; msg: string; ctx: Record<string, unknown> }
+  /** One JSON-RPC request of a POST (alone or in a batch), as the client sent it. */
+  | { kind: "request"; n: number; request: unknown }
+  /** A URI-form call: `GET /<name>?<params>`. */
+  | { kind: "uri"; n: number; name: string; params: Record<string, unknown> }
+  | { kind: "closed" };
+
+/** A call's answer as JSON text; `status` is the HTTP status of a URI-form call's answer. */
+export interface RpcAnswer {
+  n: number;
+  text: string;
+  status: number;
+}
+
+/** From the node to the RPC thread. */
+export type ToRpcThread = { kind: "answers"; list: RpcAnswer[] } | { kind: "close" };
