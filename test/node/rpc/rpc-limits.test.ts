@@ -88,6 +88,23 @@ describe("JSON-RPC batch and answer limits", () => {
     }
   });
 
+  it("fails to start with Node's listen error when the port is taken, and frees its port on close", async () => {
+    const first = await start(new Map());
+    const port = Number(new URL(first).port);
+    await expect(
+      JsonRpcServer.start({ host: "127.0.0.1", port, maxBodyBytes: 1000, readTimeoutMs: 1000 }, new Map(), {
+        logger: silentLogger,
+      }),
+    ).rejects.toThrow(/EADDRINUSE/);
+    await server!.close();
+    server = await JsonRpcServer.start(
+      { host: "127.0.0.1", port, maxBodyBytes: 1000, readTimeoutMs: 1000 },
+      new Map(),
+      { logger: silentLogger },
+    );
+    expect(server.address).toBe(first);
+  });
+
   it("runs a batch's requests one after another, in order, never side by side", async () => {
     const started: number[] = [];
     let inFlight = 0;

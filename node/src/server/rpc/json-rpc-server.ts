@@ -138,7 +138,10 @@ export class JsonRpcServer {
       failed(e);
       closing();
     });
-    thread.on("exit", () => closing());
+    thread.on("exit", (code) => {
+      failed(new Error(`the rpc thread exited (code ${code}) before it listened`));
+      closing();
+    });
     try {
       const address = await started;
       // From here the node's own work keeps the process alive; a node that ends must not wait for its RPC.
