@@ -39,7 +39,7 @@ import { parseArgs } from "node:util";
 import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { goPlatform } from "@chaind/core/go-platform";
 import { validatePlanInfo } from "@chaind/core/plan-info";
-import { build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 import { create as createTar } from "tar";
 import { signatureMessage } from "visor/artifact-signature";
 import { repoRoot } from "./repo-root.js";
@@ -354,6 +354,20 @@ function workspaceDists(): string[] {
   return workspaces.map((w) => join(root, w, "dist") + sep);
 }
 
+/** What the program's bundle and the RPC thread's are built with. */
+const BUNDLE_OPTIONS = {
+  write: false as const,
+  bundle: true,
+  platform: "node" as const,
+  format: "cjs" as const,
+  target: "node20",
+  // Workspaces resolve to their TypeScript sources; "module" is esbuild's default, kept for dependencies.
+  conditions: ["source", "module"],
+  logLevel: "error" as const,
+  legalComments: "none" as const,
+  metafile: true as const,
+} satisfies BuildOptions;
+
 /** An export without a `source` entry, or an app importing a dist/ path, would ship whatever was last built. */
 function refuseCompiledInputs(inputs: Record<string, unknown>): void {
   const dists = workspaceDists();
@@ -374,16 +388,8 @@ function embeddedRpcThreadPlugin(): Plugin {
     setup(b) {
       b.onLoad({ filter: /rpc[\\/]rpc-thread-script\.ts$/ }, async (args) => {
         const { metafile, outputFiles } = await build({
+          ...BUNDLE_OPTIONS,
           entryPoints: [join(dirname(args.path), "rpc-http-thread.ts")],
-          write: false,
-          bundle: true,
-          platform: "node",
-          format: "cjs",
-          target: "node20",
-          conditions: ["source", "module"],
-          logLevel: "error",
-          legalComments: "none",
-          metafile: true,
         });
         refuseCompiledInputs(metafile.inputs);
         const code = JSON.stringify(outputFiles[0].text);
@@ -396,15 +402,9 @@ function embeddedRpcThreadPlugin(): Plugin {
 /** Writes `executable`: the bundle of `entry` under the launcher; answers the program's digest. */
 async function bundle(entry: string, executable: string, name: string, version: string): Promise<string> {
   const { metafile, outputFiles } = await build({
+    ...BUNDLE_OPTIONS,
     entryPoints: [entry],
     outfile: executable,
-    write: false,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    // Workspaces resolve to their TypeScript sources; "module" is esbuild's default, kept for dependencies.
-    conditions: ["source", "module"],
     banner: { js: CJS_BANNER },
     define: {
       "import.meta.url": "__releaseImportMetaUrl",
@@ -415,9 +415,6 @@ async function bundle(entry: string, executable: string, name: string, version: 
       embeddedSecp256k1Plugin(prebuiltBinding("secp256k1", join(root, "node")), name),
       embeddedRpcThreadPlugin(),
     ],
-    logLevel: "error",
-    legalComments: "none",
-    metafile: true,
   });
   refuseCompiledInputs(metafile.inputs);
   mkdirSync(dirname(executable), { recursive: true });
