@@ -9,20 +9,19 @@ import { startRpcServer } from "./rpc/rpc-server.js";
 /** Every listener `chaind start` runs, in start order. */
 const FACTORIES: NodeServerFactory[] = [startRpcServer, startGrpcServer, startRestServer, startMetricsServer];
 
-/** Starts the node's listeners; if one fails (port taken), those already started are closed again. */
+/**
+ * Starts the node's listeners side by side (the RPC's thread takes a while to boot) and logs them in start order;
+ * if one fails (port taken), the others are closed again and the first failure in that order is thrown.
+ */
 export async function startNodeServers(node: ChainNode, deps: { logger: Logger }): Promise<NodeServer[]> {
-  const started: NodeServer[] = [];
-  try {
-    for (const factory of FACTORIES) {
-      const server = await factory(node, deps);
-      if (!server) continue;
-      started.push(server);
-      deps.logger.info(`${server.name} listening`, { address: server.address });
-    }
-  } catch (e) {
+  const results = await Promise.allSettled(FACTORIES.map((factory) => factory(node, deps)));
+  const started = results.flatMap((r) => (r.status === "fulfilled" && r.value ? [r.value] : []));
+  const failure = results.find((r) => r.status === "rejected");
+  if (failure) {
     await closeNodeServers(started);
-    throw e;
+    throw failure.reason;
   }
+  for (const server of started) deps.logger.info(`${server.name} listening`, { address: server.address });
   return started;
 }
 
