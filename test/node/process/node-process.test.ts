@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
@@ -48,6 +49,23 @@ describe("chaind as a process", () => {
     expect(r.signal, output).toBeUndefined();
     expect(r.exitCode, output).toBe(0);
     expect(output).toMatch(/node stopped height=\d+/);
+  });
+
+  it("fails with one line when a listener's port is taken, and exits: the listeners it had started are closed", async () => {
+    const apiPort = Number(
+      /tcp:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(join(home, "config/app.toml"), "utf8"))![1],
+    );
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(apiPort, "127.0.0.1", r));
+    try {
+      const r = await chaind(["start", "--home", home]);
+      expect(r.exitCode).toBe(1);
+      const errors = r.stderr.split("\n").filter((l) => l.startsWith("Error:"));
+      expect(errors, r.stderr).toHaveLength(1);
+      expect(errors[0]).toMatch(new RegExp(`cannot start node: listen EADDRINUSE.*:${apiPort}$`));
+    } finally {
+      squatter.close();
+    }
   });
 
   it("refuses a second node on the same home with a clear error", async () => {
