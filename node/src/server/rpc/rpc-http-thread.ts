@@ -3,7 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { HttpListener } from "@chaind/core/http-listener";
 import { readLimitedBody } from "../limited-body.js";
 import { errorAnswer, JsonRpcError } from "./json-rpc-error.js";
-import type { FromRpcThread, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
+import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
 
 // The RPC's HTTP side, on a thread of its own (json-rpc-server.ts starts it): reading requests, parsing their
 // JSON and writing answers cost a node's main thread more than CheckTx itself when clients send txs one by
@@ -16,7 +16,7 @@ const port = parentPort!;
 const settings = workerData as RpcThreadSettings;
 const post = (m: FromRpcThread) => port.postMessage(m);
 
-const waiting = new Map<number, (a: { text: string; status: number }) => void>();
+const waiting = new Map<number, (a: RpcAnswer) => void>();
 let nextCall = 0;
 
 /**
@@ -51,7 +51,7 @@ function remote(
   call:
     | { kind: "request"; request: unknown }
     | { kind: "uri"; name: string; params: Record<string, unknown> },
-): Promise<{ text: string; status: number }> {
+): Promise<RpcAnswer> {
   const n = nextCall++;
   return new Promise((resolve) => {
     waiting.set(n, resolve);
