@@ -1,6 +1,5 @@
+import { utf8Bytes } from "../store/utf8-bytes.js";
 import { lengthDelimitedSize, ProtoWriter, varintSize } from "./proto-writer.js";
-
-const utf8 = new TextEncoder();
 
 /** One message's response as a tx result carries it: an Any. */
 export interface MsgResponse {
@@ -13,7 +12,7 @@ export interface MsgResponse {
  * block: byte for byte what protobuf-es writes (every response is written, an empty one as a zero-length Any).
  */
 export function encodeTxMsgData(responses: readonly MsgResponse[]): Uint8Array {
-  const urls = responses.map((r) => utf8.encode(r.typeUrl));
+  const urls = responses.map((r) => utf8Bytes(r.typeUrl));
   const sizes = responses.map(
     (r, i) => lengthDelimitedSize(urls[i].length) + lengthDelimitedSize(r.value.length),
   );

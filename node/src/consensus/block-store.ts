@@ -6,7 +6,7 @@ import { txHash } from "../app/tx-hash.js";
 import { prefixEnd } from "../store/prefix-end.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import { stringKey } from "../store/string-key.js";
-import { safeUint64Key, uint32Key } from "../store/uint-keys.js";
+import { safeUint64Key, uint32Key, writeUint32 } from "../store/uint-keys.js";
 import { type BlockResults, decodeBlockResults, encodeBlockResults } from "./block-results.js";
 import { BlockStoreKeys, txLocationCodec } from "./block-store-keys.js";
 
@@ -53,13 +53,22 @@ interface AttributeGroup {
   indexes: number[];
 }
 
+/** One `type.key` of a block's events and its groups by value. */
+interface CompositeGroups {
+  composite: string;
+  byValue: Map<string, AttributeGroup>;
+}
+
 /**
  * A block's indexed tx event attributes, one group per pair: a block repeats most pairs (action, module, fee,
  * sender) in many txs, so the index writes one record per pair and block rather than one per tx.
  */
 function indexedAttributes(res: BlockResults, txCount: number): Iterable<AttributeGroup> {
   // type -> key -> value -> group: no string is built for an attribute already seen.
-  const groups = new Map<string, Map<string, Map<string, AttributeGroup>>>();
+  const groups = new Map<string, Map<string, CompositeGroups>>();
+  // Every "type.key" named so far: a second type and key naming one of them too needs the merge below.
+  const named = new Set<string>();
+  let shared = false;
   const all: AttributeGroup[] = [];
   for (let index = 0; index < txCount; index++) {
     for (const e of res.txResults[index]?.events ?? []) {
@@ -70,25 +79,28 @@ function indexedAttributes(res: BlockResults, txCount: number): Iterable<Attribu
       }
       for (const a of e.attributes) {
         if (!a.index) continue;
-        let byValue = byKey.get(a.key);
-        if (!byValue) {
-          byValue = new Map();
-          byKey.set(a.key, byValue);
+        let c = byKey.get(a.key);
+        if (!c) {
+          const composite = `${e.type}.${a.key}`;
+          c = { composite, byValue: new Map() };
+          byKey.set(a.key, c);
+          if (named.has(composite)) shared = true;
+          else named.add(composite);
         }
-        const g = byValue.get(a.value);
+        const g = c.byValue.get(a.value);
         if (g) {
           if (g.indexes[g.indexes.length - 1] !== index) g.indexes.push(index);
           continue;
         }
-        const composite = `${e.type}.${a.key}`;
         // NUL ends the key's strings; such attributes are left out of the index.
-        if (composite.includes("\0") || a.value.includes("\0")) continue;
-        const group = { composite, value: a.value, indexes: [index] };
-        byValue.set(a.value, group);
+        if (c.composite.includes("\0") || a.value.includes("\0")) continue;
+        const group = { composite: c.composite, value: a.value, indexes: [index] };
+        c.byValue.set(a.value, group);
         all.push(group);
       }
     }
   }
+  if (!shared) return all;
   // Type "a.b" with key "c" and type "a" with key "b.c" name the same "a.b.c": one record, both groups' txs.
   const byRecord = new Map<string, AttributeGroup>();
   for (const g of all) {
@@ -100,21 +112,15 @@ function indexedAttributes(res: BlockResults, txCount: number): Iterable<Attribu
   return byRecord.values();
 }
 
-function eventGroupKey(g: AttributeGroup, height: number): Uint8Array {
-  return concatBytes(
-    eventKeyPrefix(g.composite),
-    stringKey.encodeNonTerminal(g.value),
-    safeUint64Key.encode(height),
-  );
+/** `height`: safeUint64Key's bytes of the block's height, encoded once for all its groups. */
+function eventGroupKey(g: AttributeGroup, height: Uint8Array): Uint8Array {
+  return concatBytes(eventKeyPrefix(g.composite), stringKey.encodeNonTerminal(g.value), height);
 }
 
 /** The indexes as 4-byte big-endian numbers, uint32Key's layout. */
 function packIndexes(indexes: readonly number[]): Uint8Array {
   const out = new Uint8Array(indexes.length * INDEX_BYTES);
-  const view = new DataView(out.buffer);
-  indexes.forEach((index, i) => {
-    view.setUint32(i * INDEX_BYTES, index);
-  });
+  for (let i = 0; i < indexes.length; i++) writeUint32(out, i * INDEX_BYTES, indexes[i]);
   return out;
 }
 
@@ -217,8 +223,9 @@ export class BlockStore {
     txHashes.forEach((hash, index) => {
       ops.push({ type: "put", key: txIndex.encode(hash), value: encodeLocation({ height: h, index }) });
     });
+    const height = safeUint64Key.encode(h);
     for (const g of indexedAttributes(res, txHashes.length))
-      ops.push({ type: "put", key: eventGroupKey(g, h), value: packIndexes(g.indexes) });
+      ops.push({ type: "put", key: eventGroupKey(g, height), value: packIndexes(g.indexes) });
     return ops;
   }
 
@@ -232,9 +239,10 @@ export class BlockStore {
     if (!res) return [];
     const hashes = (block?.data?.txs ?? []).map(txHash);
     const ops: BatchOp[] = this.ops(res, hashes).map((op) => ({ type: "del", key: op.key }));
+    const heightBytes = safeUint64Key.encode(height);
     for (const g of indexedAttributes(res, hashes.length))
       for (const index of g.indexes)
-        ops.push({ type: "del", key: concatBytes(eventGroupKey(g, height), uint32Key.encode(index)) });
+        ops.push({ type: "del", key: concatBytes(eventGroupKey(g, heightBytes), uint32Key.encode(index)) });
     return ops;
   }
 

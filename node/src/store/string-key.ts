@@ -1,6 +1,6 @@
 import { type KeyCodec, malformed, unencodable } from "./key-codec.js";
+import { utf8Bytes } from "./utf8-bytes.js";
 
-const utf8 = new TextEncoder();
 /** Strict, and keeps a leading U+FEFF: a key decodes to the very string that was encoded, or fails. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -18,15 +18,12 @@ function decodeUtf8(bytes: Uint8Array): string {
  */
 export const stringKey: KeyCodec<string> = {
   name: "string",
-  encode: (s) => utf8.encode(s),
+  encode: (s) => utf8Bytes(s),
   decode: decodeUtf8,
   encodeNonTerminal(s) {
     if (s.includes("\0"))
       throw unencodable(`string ${JSON.stringify(s)} holds a NUL, which would end it early`);
-    const b = utf8.encode(s);
-    const out = new Uint8Array(b.length + 1);
-    out.set(b);
-    return out;
+    return utf8Bytes(s, 1);
   },
   decodeNonTerminal(bytes, at) {
     const end = bytes.indexOf(0, at);

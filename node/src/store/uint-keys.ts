@@ -2,18 +2,26 @@ import { decodeExactly, type KeyCodec, malformed, unencodable } from "./key-code
 
 const MAX_UINT64 = 2n ** 64n - 1n;
 
+/** `n` (0 ..= 2^32 - 1) big-endian at `at`. */
+export function writeUint32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = (n >>> 16) & 0xff;
+  out[at + 2] = (n >>> 8) & 0xff;
+  out[at + 3] = n & 0xff;
+}
+
 /** A fixed-width part is the same whether or not it ends the key. */
 function fixedWidth<T>(
   name: string,
   width: number,
-  write: (view: DataView, value: T) => void,
+  write: (out: Uint8Array, value: T) => void,
   read: (view: DataView) => T,
 ): KeyCodec<T> {
   const codec: KeyCodec<T> = {
     name,
     encode(value) {
       const out = new Uint8Array(width);
-      write(new DataView(out.buffer), value);
+      write(out, value);
       return out;
     },
     decode: (bytes) => decodeExactly(codec, bytes),
@@ -31,9 +39,9 @@ function fixedWidth<T>(
 export const uint64Key: KeyCodec<bigint> = fixedWidth(
   "uint64",
   8,
-  (view, n) => {
+  (out, n) => {
     if (typeof n !== "bigint" || n < 0n || n > MAX_UINT64) throw unencodable(`uint64 out of range: ${n}`);
-    view.setBigUint64(0, n);
+    new DataView(out.buffer).setBigUint64(0, n);
   },
   (view) => view.getBigUint64(0),
 );
@@ -42,9 +50,11 @@ export const uint64Key: KeyCodec<bigint> = fixedWidth(
 export const safeUint64Key: KeyCodec<number> = fixedWidth(
   "uint64",
   8,
-  (view, n) => {
+  (out, n) => {
     if (!Number.isSafeInteger(n) || n < 0) throw unencodable(`uint64 not a safe non-negative integer: ${n}`);
-    view.setBigUint64(0, BigInt(n));
+    // Byte by byte, without a BigInt or a DataView: the high 21 bits, then the low 32.
+    writeUint32(out, 0, Math.floor(n / 2 ** 32));
+    writeUint32(out, 4, n >>> 0);
   },
   (view) => {
     const n = view.getBigUint64(0);
@@ -57,9 +67,9 @@ export const safeUint64Key: KeyCodec<number> = fixedWidth(
 export const uint32Key: KeyCodec<number> = fixedWidth(
   "uint32",
   4,
-  (view, n) => {
+  (out, n) => {
     if (!Number.isInteger(n) || n < 0 || n > 0xffff_ffff) throw unencodable(`uint32 out of range: ${n}`);
-    view.setUint32(0, n);
+    writeUint32(out, 0, n);
   },
   (view) => view.getUint32(0),
 );

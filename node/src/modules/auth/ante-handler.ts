@@ -256,8 +256,12 @@ export function createAnteHandler(
         }
       }
       ctx.events.emit("tx", { acc_seq: `${acc.base.address}/${acc.base.sequence}` });
-      if (tx.raw.signatures[i])
-        ctx.events.emit("tx", { signature: Buffer.from(tx.raw.signatures[i]).toString("base64") });
+      const sig = tx.raw.signatures[i];
+      // Read in place: Buffer.from(sig) would copy it first.
+      if (sig)
+        ctx.events.emit("tx", {
+          signature: Buffer.from(sig.buffer, sig.byteOffset, sig.length).toString("base64"),
+        });
       acc.base.sequence += 1n;
       accounts.setAccount(ctx, acc);
     }

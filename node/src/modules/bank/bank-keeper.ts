@@ -6,15 +6,29 @@ import { DecodedOnce } from "../../app/decoded-once.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
+import { utf8Bytes } from "../../store/utf8-bytes.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { BankKeys } from "./bank-keys.js";
 
 export const BANK_STORE = "bank";
 
-const text = new TextEncoder();
 const untext = new TextDecoder();
 
+/** Up to 15 digits fit a double exactly: such an amount (nearly every one) is read without text. */
+const SHORT_DIGITS = 15;
+
 export function decodeAmount(v: Uint8Array): bigint {
+  const n = v.length;
+  if (n > 0 && n <= SHORT_DIGITS) {
+    let x = 0;
+    let i = 0;
+    for (; i < n; i++) {
+      const d = v[i] - 0x30;
+      if (d < 0 || d > 9) break;
+      x = x * 10 + d;
+    }
+    if (i === n) return BigInt(x);
+  }
   return BigInt(untext.decode(v));
 }
 
@@ -59,7 +73,7 @@ export class BankKeeper {
 
   private setBalance(ctx: Context, key: Uint8Array, amount: bigint): void {
     if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
-    else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
+    else ctx.kv(BANK_STORE).set(key, utf8Bytes(amount.toString()));
   }
 
   async getSupply(ctx: Context, denom: string): Promise<bigint> {
@@ -70,7 +84,7 @@ export class BankKeeper {
   private setSupply(ctx: Context, denom: string, amount: bigint): void {
     const key = BankKeys.supply.encode(denom);
     if (amount === 0n) ctx.kv(BANK_STORE).delete(key);
-    else ctx.kv(BANK_STORE).set(key, text.encode(amount.toString()));
+    else ctx.kv(BANK_STORE).set(key, utf8Bytes(amount.toString()));
   }
 
   async subtractCoins(ctx: Context, addr: Uint8Array, coins: Coins): Promise<void> {
