@@ -5,12 +5,12 @@ import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
 import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import {
   AuthInfoSchema,
-  SignDocSchema,
   type SignerInfo,
   SignerInfoSchema,
   TxBodySchema,
   TxRawSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
+import { directSignBytes } from "../modules/auth/direct-sign-doc.js";
 
 /** One signer of a tx: its key, the numbers the chain knows it by, and how it signs. */
 export interface DirectSigner {
@@ -78,16 +78,6 @@ export function encodeAuthInfo(
       },
     }),
   );
-}
-
-/** The bytes SIGN_MODE_DIRECT signs: the encoded SignDoc. */
-export function directSignBytes(
-  bodyBytes: Uint8Array,
-  authInfoBytes: Uint8Array,
-  chainId: string,
-  accountNumber: bigint,
-): Uint8Array {
-  return toBinary(SignDocSchema, create(SignDocSchema, { bodyBytes, authInfoBytes, chainId, accountNumber }));
 }
 
 /** Builds and signs a tx with SIGN_MODE_DIRECT; returns the TxRaw bytes to broadcast. */

@@ -5,8 +5,8 @@ import { type AminoSignerData, aminoSignBytes } from "../app/amino-sign-doc.js";
 import { AminoEncoder } from "../app/amino-types.js";
 import type { TypeRegistry } from "../app/type-registry.js";
 import { ChainError } from "../errors/chain-error.js";
+import { directSignBytes } from "../modules/auth/direct-sign-doc.js";
 import { CliError } from "./cli-error.js";
-import { directSignBytes } from "./direct-signing.js";
 
 /** `--sign-mode`, as Cosmos names its choices. */
 export const signModeOption = {
