@@ -300,7 +300,7 @@ export async function txThroughput(opts: BenchOptions): Promise<BenchSection> {
     ],
     notes: [
       "16 accounts, each sending its pre-signed sends in sequence order; a send's signature is checked once, in CheckTx, and the block reuses that result (the verified-tx cache); every block's batch is written with sync.",
-      "Each run first sends as many untimed (the same senders, the sequences before), committed before the timing starts: the figures are of a node whose hot code is compiled, as one that has run a while; a fresh process spends its first seconds compiling it.",
+      "Each run first sends as many untimed, committed before the timing starts (see the text below the table).",
       "RPC: a chaind process with timeout_commit 100ms; 16 kept-alive HTTP clients in the benchmark's process (on the same two cores), timed until the last send is in a committed block.",
     ],
   };
