@@ -10,6 +10,7 @@ import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { NodeServer } from "../server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
+import { spawnRpcThread } from "../server/rpc/json-rpc-server.js";
 import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
@@ -99,6 +100,8 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home, config);
       const halt = haltHeight(args["halt-height"], def.name);
       const logger = loggerFromArgs(args);
+      // The RPC's thread boots while the store opens; it listens once the node is up.
+      const rpcThread = config.node.rpc.laddr ? spawnRpcThread() : undefined;
       let node: ChainNode;
       try {
         node = await ChainNode.open(
@@ -113,12 +116,13 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           { logger },
         );
       } catch (e) {
+        await rpcThread?.terminate();
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
       logger.info("minimum gas prices", { prices: gasPrices });
       let servers: NodeServer[];
       try {
-        servers = await startNodeServers(node, { logger });
+        servers = await startNodeServers(node, { logger, rpcThread });
       } catch (e) {
         await node.close();
         throw new CliError(`cannot start node: ${(e as Error).message}`);

@@ -1,3 +1,4 @@
+import type { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
 import type { ChainNode } from "../chain/chain-node.js";
 
@@ -9,5 +10,11 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
+/** What listeners start with: the logger, and the RPC's HTTP thread when `chaind start` spawned it early. */
+export interface NodeServerDeps {
+  logger: Logger;
+  rpcThread?: Worker;
+}
+
 /** Starts one kind of listener for a node, or answers null when its config switches it off. */
-export type NodeServerFactory = (node: ChainNode, deps: { logger: Logger }) => Promise<NodeServer | null>;
+export type NodeServerFactory = (node: ChainNode, deps: NodeServerDeps) => Promise<NodeServer | null>;

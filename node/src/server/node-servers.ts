@@ -1,8 +1,7 @@
-import type { Logger } from "@chaind/core/logger";
 import type { ChainNode } from "../chain/chain-node.js";
 import { startGrpcServer } from "./grpc/grpc-server.js";
 import { startMetricsServer } from "./metrics/metrics-server.js";
-import type { NodeServer, NodeServerFactory } from "./node-server.js";
+import type { NodeServer, NodeServerDeps, NodeServerFactory } from "./node-server.js";
 import { startRestServer } from "./rest/rest-server.js";
 import { startRpcServer } from "./rpc/rpc-server.js";
 
@@ -13,7 +12,7 @@ const FACTORIES: NodeServerFactory[] = [startRpcServer, startGrpcServer, startRe
  * Starts the node's listeners side by side (the RPC's thread takes a while to boot) and logs them in start order;
  * if one fails (port taken), the others are closed again and the first failure in that order is thrown.
  */
-export async function startNodeServers(node: ChainNode, deps: { logger: Logger }): Promise<NodeServer[]> {
+export async function startNodeServers(node: ChainNode, deps: NodeServerDeps): Promise<NodeServer[]> {
   const results = await Promise.allSettled(FACTORIES.map((factory) => factory(node, deps)));
   const started = results.flatMap((r) => (r.status === "fulfilled" && r.value ? [r.value] : []));
   const failure = results.find((r) => r.status === "rejected");

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +66,22 @@ describe("chaind as a process", () => {
     } finally {
       squatter.close();
     }
+  });
+
+  it("runs and stops cleanly with the RPC switched off (empty rpc.laddr), serving the other listeners", async () => {
+    const configToml = join(home, "config/config.toml");
+    writeFileSync(
+      configToml,
+      readFileSync(configToml, "utf8").replace(/^laddr = "tcp:\/\/127[^"]*"$/m, 'laddr = ""'),
+    );
+    const node = new NodeProcess(home);
+    await node.waitFor(/committed block .*height=2 /);
+    expect(node.lines.join("\n")).not.toMatch(/\brpc listening/);
+    expect(node.lines.join("\n")).toMatch(/\bgrpc listening/);
+    node.proc.kill("SIGTERM");
+    const r = await node.proc;
+    expect(r.exitCode, node.lines.join("\n")).toBe(0);
+    expect(node.lines.join("\n")).toMatch(/node stopped height=\d+/);
   });
 
   it("refuses a second node on the same home with a clear error", async () => {

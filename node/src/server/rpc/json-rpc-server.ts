@@ -69,7 +69,7 @@ export class JsonRpcServer {
   static async start(
     opts: JsonRpcServerOptions,
     methods: ReadonlyMap<string, RpcMethod>,
-    deps: { logger: Logger },
+    deps: { logger: Logger; thread?: Worker },
   ): Promise<JsonRpcServer> {
     const { logger } = deps;
     const settings: RpcThreadSettings = {
@@ -83,11 +83,7 @@ export class JsonRpcServer {
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES,
       methodNames: [...methods.keys()].sort(),
     };
-    const thread = new Worker(RPC_THREAD_SCRIPT.code ?? RPC_THREAD_SCRIPT.url, {
-      eval: RPC_THREAD_SCRIPT.code !== undefined,
-      execArgv: RPC_THREAD_SCRIPT.execArgv,
-      workerData: settings,
-    });
+    const thread = deps.thread ?? spawnRpcThread();
     // The answers of one turn of the event loop go over in one message: each message wakes the thread, and on a
     // virtual machine a wake-up can cost more than the call did.
     let queued: RpcAnswer[] = [];
@@ -138,6 +134,7 @@ export class JsonRpcServer {
       failed(e);
       closing();
     });
+    thread.postMessage({ kind: "listen", settings } satisfies ToRpcThread);
     thread.on("exit", (code) => {
       failed(new Error(`the rpc thread exited (code ${code}) before it listened`));
       closing();
@@ -161,6 +158,17 @@ export class JsonRpcServer {
     await this.closed;
     await this.thread.terminate();
   }
+}
+
+/**
+ * Starts the RPC's HTTP thread, which boots (a V8 isolate, its modules) while the node opens its store; it
+ * listens once JsonRpcServer.start gives it its settings, and a caller that does not get that far terminates it.
+ */
+export function spawnRpcThread(): Worker {
+  return new Worker(RPC_THREAD_SCRIPT.code ?? RPC_THREAD_SCRIPT.url, {
+    eval: RPC_THREAD_SCRIPT.code !== undefined,
+    execArgv: RPC_THREAD_SCRIPT.execArgv,
+  });
 }
 
 /** A successful answer as JSON text. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { HttpListener } from "@chaind/core/http-listener";
 import { readLimitedBody } from "../limited-body.js";
 import { errorAnswer, JsonRpcError } from "./json-rpc-error.js";
@@ -13,7 +13,8 @@ import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from ".
 type RpcId = string | number | null;
 
 const port = parentPort!;
-const settings = workerData as RpcThreadSettings;
+/** Set by the node's first message, before anything is served. */
+let settings: RpcThreadSettings;
 const post = (m: FromRpcThread) => port.postMessage(m);
 
 const waiting = new Map<number, (a: RpcAnswer) => void>();
@@ -176,7 +177,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
 }
 
-async function main(): Promise<void> {
+async function listen(): Promise<void> {
   let listener: HttpListener;
   try {
     listener = await HttpListener.start(
@@ -195,18 +196,26 @@ async function main(): Promise<void> {
     post({ kind: "listen-failed", message: (e as Error).message });
     return;
   }
-  port.on("message", (m: ToRpcThread) => {
-    if (m.kind === "answers") {
+  closeListener = () => listener.close();
+  post({ kind: "listening", address: listener.address });
+}
+
+let closeListener = async () => {};
+
+port.on("message", (m: ToRpcThread) => {
+  switch (m.kind) {
+    case "listen":
+      settings = m.settings;
+      void listen();
+      return;
+    case "answers":
       for (const a of m.list) {
         const resolve = waiting.get(a.n);
         waiting.delete(a.n);
         resolve?.(a);
       }
       return;
-    }
-    void listener.close().then(() => post({ kind: "closed" }));
-  });
-  post({ kind: "listening", address: listener.address });
-}
-
-void main();
+    case "close":
+      void closeListener().then(() => post({ kind: "closed" }));
+  }
+});

@@ -14,7 +14,10 @@ export const startRpcServer: NodeServerFactory = async (node, deps) => {
     maxRequestBatchSize,
     maxResponseBytes,
   } = node.nodeConfig.rpc;
-  if (!laddr) return null;
+  if (!laddr) {
+    await deps.rpcThread?.terminate();
+    return null;
+  }
   const { host, port } = parseListenAddress(laddr, "config.toml rpc.laddr");
   // As CometBFT: broadcast_tx_commit may wait timeout_broadcast_tx_commit, so the answer gets a second more.
   const writeTimeoutMs = Math.max(DEFAULT_RPC_WRITE_TIMEOUT_MS, timeoutBroadcastTxCommitMs + 1000);
@@ -30,7 +33,7 @@ export const startRpcServer: NodeServerFactory = async (node, deps) => {
       maxResponseBytes,
     },
     rpcMethods(node),
-    { logger: deps.logger.child("rpc") },
+    { logger: deps.logger.child("rpc"), thread: deps.rpcThread },
   );
   return { name: "rpc", address: server.address, close: () => server.close() };
 };

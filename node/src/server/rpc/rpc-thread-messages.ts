@@ -1,4 +1,4 @@
-/** What the RPC thread is started with: every limit resolved, so it loads none of the node's config code. */
+/** What the RPC thread listens with: every limit resolved, so it loads none of the node's config code. */
 export interface RpcThreadSettings {
   host: string;
   port: number;
@@ -31,4 +31,8 @@ export interface RpcAnswer {
 }
 
 /** From the node to the RPC thread. */
-export type ToRpcThread = { kind: "answers"; list: RpcAnswer[] } | { kind: "close" };
+export type ToRpcThread =
+  /** The first message: the thread boots before the node has opened its store, and listens once told how. */
+  | { kind: "listen"; settings: RpcThreadSettings }
+  | { kind: "answers"; list: RpcAnswer[] }
+  | { kind: "close" };
