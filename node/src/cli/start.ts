@@ -100,8 +100,8 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home, config);
       const halt = haltHeight(args["halt-height"], def.name);
       const logger = loggerFromArgs(args);
-      // The RPC's thread boots while the store opens; it listens once the node is up.
-      const rpcThread = config.node.rpc.laddr ? spawnRpcThread() : undefined;
+      // The RPC's thread boots while the store opens; it listens once the node is up (or ends if rpc.laddr is off).
+      const rpcThread = spawnRpcThread();
       let node: ChainNode;
       try {
         node = await ChainNode.open(
@@ -116,7 +116,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           { logger },
         );
       } catch (e) {
-        await rpcThread?.terminate();
+        await rpcThread.terminate();
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
       logger.info("minimum gas prices", { prices: gasPrices });

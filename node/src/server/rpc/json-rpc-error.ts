@@ -43,7 +43,16 @@ export class JsonRpcError extends Error {
   }
 }
 
+/** A JSON-RPC request's id, as answers repeat it. */
+export type RpcId = string | number | null;
+
+/** The id a request names; null when it names none or an id of the wrong type. */
+export function requestId(msg: unknown): RpcId {
+  const id = (msg as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
 /** A JSON-RPC 2.0 error answer to the request with `id`. */
-export function errorAnswer(id: string | number | null, e: JsonRpcError) {
+export function errorAnswer(id: RpcId, e: JsonRpcError) {
   return { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, data: e.data } };
 }

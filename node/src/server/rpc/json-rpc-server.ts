@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
 import { defaultNodeConfig } from "../../config/node-config.js";
-import { errorAnswer, JsonRpcError, JsonRpcErrorCode } from "./json-rpc-error.js";
+import { errorAnswer, JsonRpcError, JsonRpcErrorCode, type RpcId, requestId } from "./json-rpc-error.js";
 import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
 import { RPC_THREAD_SCRIPT } from "./rpc-thread-script.js";
 
@@ -50,8 +50,6 @@ export const DEFAULT_RPC_MAX_BATCH_SIZE = RPC_DEFAULTS.maxRequestBatchSize;
 
 /** The default cap on one answer (config.toml's `max_response_bytes`). */
 export const DEFAULT_RPC_MAX_RESPONSE_BYTES = RPC_DEFAULTS.maxResponseBytes;
-
-type RpcId = string | number | null;
 
 /**
  * CometBFT-style JSON-RPC 2.0 over HTTP: POST to the root (a single call or a batch) and the URI form
@@ -207,7 +205,7 @@ async function answerRequest(
   logger: Logger,
 ): Promise<string> {
   const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
-  const id = idOf(m);
+  const id = requestId(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
     return JSON.stringify(
       errorAnswer(id, JsonRpcError.invalidRequest('expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")')),
@@ -230,14 +228,13 @@ async function answerUri(
     return { text: resultText(-1, await call(methods, name, params, logger)), status: 200 };
   } catch (e) {
     const err = asRpcError(e, logger);
-    const status =
-      err.code === JsonRpcErrorCode.METHOD_NOT_FOUND
-        ? 404
-        : err.code === JsonRpcErrorCode.INTERNAL_ERROR
-          ? 500
-          : 400;
-    return { text: JSON.stringify(errorAnswer(-1, err)), status };
+    return { text: JSON.stringify(errorAnswer(-1, err)), status: uriStatus(err) };
   }
+}
+
+function uriStatus(e: JsonRpcError): number {
+  if (e.code === JsonRpcErrorCode.METHOD_NOT_FOUND) return 404;
+  return e.code === JsonRpcErrorCode.INTERNAL_ERROR ? 500 : 400;
 }
 
 /** A JSON-RPC error as thrown, or an internal one for anything else (a result JSON cannot hold, say). */
@@ -245,10 +242,4 @@ function asRpcError(e: unknown, logger: Logger): JsonRpcError {
   if (e instanceof JsonRpcError) return e;
   logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
   return JsonRpcError.internal("unexpected failure");
-}
-
-/** The id a request names; null when it names none or an id of the wrong type. */
-function idOf(msg: unknown): RpcId {
-  const id = (msg as { id?: unknown } | null)?.id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }

@@ -2,15 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { parentPort } from "node:worker_threads";
 import { HttpListener } from "@chaind/core/http-listener";
 import { readLimitedBody } from "../limited-body.js";
-import { errorAnswer, JsonRpcError } from "./json-rpc-error.js";
+import { errorAnswer, JsonRpcError, type RpcId, requestId } from "./json-rpc-error.js";
 import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
 
 // The RPC's HTTP side, on a thread of its own (json-rpc-server.ts starts it): reading requests, parsing their
 // JSON and writing answers cost a node's main thread more than CheckTx itself when clients send txs one by
 // one, and a write to a waiting client is a system call that wakes another process. The node's thread only
 // runs the calls and turns their results into JSON text.
-
-type RpcId = string | number | null;
 
 const port = parentPort!;
 /** Set by the node's first message, before anything is served. */
@@ -42,7 +40,7 @@ function nestedTooDeep(value: unknown): boolean {
 async function answerRequest(request: unknown): Promise<string> {
   if (nestedTooDeep(request)) {
     const why = `the request nests deeper than ${MAX_REQUEST_DEPTH} levels`;
-    return JSON.stringify(errorAnswer(idOf(request), JsonRpcError.invalidRequest(why)));
+    return JSON.stringify(errorAnswer(requestId(request), JsonRpcError.invalidRequest(why)));
   }
   return (await remote({ kind: "request", request })).text;
 }
@@ -82,12 +80,6 @@ function capped(text: string, id: RpcId): { text: string; replaced: boolean } {
   if (size <= max) return { text, replaced: false };
   const why = `the answer of ${size} bytes exceeds max_response_bytes (${max}); ask for less at a time`;
   return { text: JSON.stringify(errorAnswer(id, JsonRpcError.internal(why))), replaced: true };
-}
-
-/** The id a request names; null when it names none or an id of the wrong type. */
-function idOf(msg: unknown): RpcId {
-  const id = (msg as { id?: unknown } | null)?.id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 /** URI-form values: `"text"` is a string, `0xABCD` hex bytes (kept as a string for the method to decode). */
@@ -169,7 +161,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       if (!res.destroyed) sendText(res, 200, answers);
       return;
     }
-    sendText(res, 200, capped(await answerRequest(body), idOf(body)).text);
+    sendText(res, 200, capped(await answerRequest(body), requestId(body)).text);
   } catch (e) {
     logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
     if (!res.headersSent) send(res, 500, errorAnswer(null, JsonRpcError.internal("unexpected failure")));

@@ -15,6 +15,7 @@ export const startRpcServer: NodeServerFactory = async (node, deps) => {
     maxResponseBytes,
   } = node.nodeConfig.rpc;
   if (!laddr) {
+    // Switched off: the thread `chaind start` spawned ahead is not needed.
     await deps.rpcThread?.terminate();
     return null;
   }
