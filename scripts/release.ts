@@ -84,11 +84,22 @@ function privateCacheDir(what) {
 /**
  * Source that defines `loadEmbedded()`: it loads a native binary embedded in the bundle from a content-named
  * file in the private cache folder, writing the file again when its digest is not the embedded one. It throws
- * when the folder is not safe.
+ * when the folder is not safe. `extractedOnly`: the loader of a thread, which the program's main thread starts
+ * only after loading the binary itself, so it carries no copy of the bytes and throws if the file is not there.
  */
-function embeddedLoaderSource(nodeFile: string, name: string, library: string): string {
+function embeddedLoaderSource(
+  nodeFile: string,
+  name: string,
+  library: string,
+  extractedOnly = false,
+): string {
   const bytes = readFileSync(nodeFile);
   const digest = createHash("sha256").update(bytes).digest("hex");
+  const write = extractedOnly
+    ? `throw new Error(file + " is missing or not the library this program was built with");`
+    : `const tmp = file + "." + process.pid;
+    writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
+    renameSync(tmp, file);`;
   return `${privateCacheDirSource(name)}
 const { createHash } = require("node:crypto");
 const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
@@ -98,9 +109,7 @@ function loadEmbedded() {
   const file = join(dir, ${JSON.stringify(`${basename(nodeFile, ".node")}-${digest.slice(0, 16)}.node`)});
   const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
   if (!existsSync(file) || digestOf(file) !== "${digest}") {
-    const tmp = file + "." + process.pid;
-    writeFileSync(tmp, Buffer.from(${JSON.stringify(bytes.toString("base64"))}, "base64"), { mode: 0o755 });
-    renameSync(tmp, file);
+    ${write}
   }
   const m = { exports: {} };
   process.dlopen(m, file);
@@ -249,14 +258,14 @@ try {
  * chaind's libsecp256k1 loader (node/src/crypto/secp256k1-binding.ts), replaced by one of the embedded binary
  * wrapped in the `secp256k1` package's API; when it throws, chaind falls back to @noble/curves with a warning.
  */
-function embeddedSecp256k1Plugin(nodeFile: string, name: string): Plugin {
+function embeddedSecp256k1Plugin(nodeFile: string, name: string, extractedOnly = false): Plugin {
   return {
     name: "embedded-secp256k1-binding",
     setup(b) {
       b.onLoad({ filter: /crypto[\\/]secp256k1-binding\.ts$/ }, (args) => ({
         loader: "js",
         resolveDir: dirname(args.path),
-        contents: `${embeddedLoaderSource(nodeFile, name, "libsecp256k1")}
+        contents: `${embeddedLoaderSource(nodeFile, name, "libsecp256k1", extractedOnly)}
 const wrap = require("secp256k1/lib/index.js");
 export function loadSecp256k1Binding() {
   return wrap(new (loadEmbedded().Secp256k1)());
@@ -378,29 +387,41 @@ function refuseCompiledInputs(inputs: Record<string, unknown>): void {
     throw new Error(`the bundle would take compiled code instead of sources: ${relative(root, stale[0])}`);
 }
 
+/** A worker thread with code of its own: the module naming its script, its entry beside it, the name exported. */
+interface EmbeddedThread {
+  scriptModule: RegExp;
+  entry: string;
+  exportName: string;
+  plugins?: Plugin[];
+}
+
 /**
- * chaind's RPC thread (node/src/server/rpc/rpc-http-thread.ts) runs code of its own, which a one-file release
- * cannot keep beside it: the module that locates it is replaced by one holding the thread's bundle as text.
+ * chaind's threads (the RPC's HTTP thread, the signature thread) run code of their own, which a one-file release
+ * cannot keep beside it: each module that locates a thread's code is replaced by one holding its bundle as text.
  */
-function embeddedRpcThreadPlugin(): Plugin {
+function embeddedThreadsPlugin(threads: readonly EmbeddedThread[]): Plugin {
   return {
-    name: "embedded-rpc-thread",
+    name: "embedded-threads",
     setup(b) {
-      b.onLoad({ filter: /rpc[\\/]rpc-thread-script\.ts$/ }, async (args) => {
-        const { metafile, outputFiles } = await build({
-          ...BUNDLE_OPTIONS,
-          entryPoints: [join(dirname(args.path), "rpc-http-thread.ts")],
+      for (const t of threads) {
+        b.onLoad({ filter: t.scriptModule }, async (args) => {
+          const { metafile, outputFiles } = await build({
+            ...BUNDLE_OPTIONS,
+            entryPoints: [join(dirname(args.path), t.entry)],
+            plugins: t.plugins,
+          });
+          refuseCompiledInputs(metafile.inputs);
+          const code = JSON.stringify(outputFiles[0].text);
+          return { loader: "js", contents: `export const ${t.exportName} = { code: ${code} };` };
         });
-        refuseCompiledInputs(metafile.inputs);
-        const code = JSON.stringify(outputFiles[0].text);
-        return { loader: "js", contents: `export const RPC_THREAD_SCRIPT = { code: ${code} };` };
-      });
+      }
     },
   };
 }
 
 /** Writes `executable`: the bundle of `entry` under the launcher; answers the program's digest. */
 async function bundle(entry: string, executable: string, name: string, version: string): Promise<string> {
+  const secp256k1Binary = prebuiltBinding("secp256k1", join(root, "node"));
   const { metafile, outputFiles } = await build({
     ...BUNDLE_OPTIONS,
     entryPoints: [entry],
@@ -412,8 +433,20 @@ async function bundle(entry: string, executable: string, name: string, version: 
     },
     plugins: [
       embeddedLevelDbPlugin(prebuiltBinding("classic-level"), name),
-      embeddedSecp256k1Plugin(prebuiltBinding("secp256k1", join(root, "node")), name),
-      embeddedRpcThreadPlugin(),
+      embeddedSecp256k1Plugin(secp256k1Binary, name),
+      embeddedThreadsPlugin([
+        {
+          scriptModule: /rpc[\\/]rpc-thread-script\.ts$/,
+          entry: "rpc-http-thread.ts",
+          exportName: "RPC_THREAD_SCRIPT",
+        },
+        {
+          scriptModule: /crypto[\\/]signature-thread-script\.ts$/,
+          entry: "signature-thread.ts",
+          exportName: "SIGNATURE_THREAD_SCRIPT",
+          plugins: [embeddedSecp256k1Plugin(secp256k1Binary, name, true)],
+        },
+      ]),
     ],
   });
   refuseCompiledInputs(metafile.inputs);

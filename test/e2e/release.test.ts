@@ -98,9 +98,12 @@ describe("npm run release", () => {
       result: { node_info: { network: string } };
     };
     expect(status.result.node_info.network).toBe("release-1");
+    // So does the signature thread, which loads the library the main thread unpacked.
+    await out.waitFor(/signature thread ready .*backend=libsecp256k1/);
     const done = await start;
     expect(done.exitCode, out.lines.join("\n")).toBe(0);
     expect(out.lines.join("\n")).toMatch(/committed block .*height=4/);
+    expect(out.lines.join("\n")).not.toMatch(/could not be loaded|signature thread (failed|exited)/);
   });
 
   it("compiles its program once into the private cache and then runs from it; a damaged cache is replaced, an unsafe folder unused", async () => {

@@ -2,19 +2,15 @@ import { decodeBech32, encodeBech32 } from "../crypto/bech32.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { mapKey } from "../store/map-key.js";
+import { BoundedMap } from "./bounded-map.js";
 
 /** Addresses remembered each way, as the Cosmos SDK's address cache: each tx converts the same few many times. */
 const CACHED = 10_000;
 
-function remember<K, V>(m: Map<K, V>, k: K, v: V): void {
-  if (m.size >= CACHED) m.delete(m.keys().next().value as K);
-  m.set(k, v);
-}
-
 /** Account addresses as bech32 strings with the chain's prefix; bad input is an invalid-address error. */
 export class AddressCodec {
-  private readonly texts = new Map<string, string>();
-  private readonly bytes = new Map<string, Uint8Array>();
+  private readonly texts = new BoundedMap<string, string>(CACHED);
+  private readonly bytes = new BoundedMap<string, Uint8Array>(CACHED);
 
   constructor(readonly prefix: string) {}
 
@@ -23,7 +19,7 @@ export class AddressCodec {
     let text = this.texts.get(key);
     if (text === undefined) {
       text = encodeBech32(this.prefix, bytes);
-      remember(this.texts, key, text);
+      this.texts.set(key, text);
     }
     return text;
   }
@@ -44,7 +40,7 @@ export class AddressCodec {
         `invalid ${field} ${JSON.stringify(text)}: ${(e as Error).message}`,
       );
     }
-    remember(this.bytes, text, bytes.slice());
+    this.bytes.set(text, bytes.slice());
     return bytes;
   }
 }

@@ -58,6 +58,8 @@ export interface AppDeps {
   /** In execution order for genesis and block hooks. */
   modules: readonly AppModule[];
   anteHandler: AnteHandler;
+  /** Work of the ante handler that can run before a tx's CheckTx turn; never throws. */
+  txPrecheck?: TxPrecheck;
   /** Resolves Any type URLs; holds every module's proto files. */
   types: TypeRegistry;
   addresses: AddressCodec;
@@ -98,6 +100,9 @@ interface PreparedQuery {
 
 type ExecMode = "check" | "simulate" | "finalize";
 
+/** Checks of a decoded tx that need no state and may run outside CheckTx's lock (signatures on another core). */
+export type TxPrecheck = (tx: DecodedTx, chainId: string) => Promise<void>;
+
 /**
  * The ABCI-shaped application: everything consensus needs and nothing about how blocks are made, so the
  * embedded producer and a future CometBFT socket drive the same object.
@@ -107,8 +112,9 @@ export class App {
   readonly types: TypeRegistry;
   private readonly lock = new AsyncLock();
   /**
-   * Txs CheckTx decoded, by the very bytes object the mempool keeps and the block hands back, so recheck and
-   * delivery skip decoding again. CheckTx runs no message, so what it decoded is still as decoded.
+   * Txs decoded for CheckTx, by the very bytes object the mempool keeps and the block hands back, so CheckTx after
+   * its precheck, recheck and delivery skip decoding again. CheckTx runs no message, so what it decoded is still
+   * as decoded.
    */
   private readonly checkedTxs = new WeakMap<Uint8Array, DecodedTx>();
   private readonly simulations = new ConcurrencyGate(
@@ -219,6 +225,25 @@ export class App {
       const { result } = await this.runTx("finalize", bytes, ms, block);
       if (result.code !== 0) throw new Error(`genesis genutil.gen_txs[${i}] failed: ${result.log}`);
     }
+  }
+
+  /**
+   * What CheckTx can have done before its turn, with no lock held: the decoding, and the precheck (signatures
+   * verified on another core while this thread runs other txs and blocks). Whatever it could not do, CheckTx does.
+   */
+  async precheckTx(txBytes: Uint8Array): Promise<void> {
+    const precheck = this.deps.txPrecheck;
+    if (!precheck) return;
+    let tx = this.checkedTxs.get(txBytes);
+    if (!tx) {
+      try {
+        tx = decodeTx(txBytes, this.types);
+      } catch {
+        return;
+      }
+      this.checkedTxs.set(txBytes, tx);
+    }
+    await precheck(tx, this.opts.chainId);
   }
 
   checkTx(txBytes: Uint8Array): Promise<TxResult> {

@@ -13,6 +13,7 @@ import { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
+import { ParallelVerifier } from "../crypto/parallel-verifier.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
 import { SnapshotScheduler } from "../snapshots/snapshot-scheduler.js";
 import { SnapshotStore } from "../snapshots/snapshot-store.js";
@@ -83,6 +84,7 @@ export class ChainNode {
     private readonly logger: Logger,
     /** app.toml's state-sync snapshots; null when snapshot-interval is 0. */
     private readonly snapshots: SnapshotScheduler | null,
+    readonly signatureThread: ParallelVerifier,
   ) {}
 
   static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
@@ -90,10 +92,15 @@ export class ChainNode {
     const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const signer = readPrivValidatorKey(layout.privValidatorKey);
+    // Its thread boots while the store opens.
+    const parallelVerifier = new ParallelVerifier(deps.logger.child("signatures"));
     const store = await StateStore.open(
       { dir: layout.dbDir, pruning: pruningOptions(appConfig), readCacheEntries: opts.readCacheEntries },
       { logger: deps.logger.child("store") },
-    );
+    ).catch(async (e) => {
+      await parallelVerifier.close();
+      throw e;
+    });
     try {
       // genesis.json is parsed only before the first block (InitChain needs its app state) and in a home whose
       // chain began before the header was kept in the store; after that, the kept header is all start needs.
@@ -106,6 +113,7 @@ export class ChainNode {
         chainId: genesis.chain_id,
         bech32Prefix: genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX,
         minGasPrices: appConfig.minimumGasPrices,
+        parallelVerifier,
         upgrade: {
           dataDir: layout.dataDir,
           skipHeights: opts.skipUpgradeHeights ?? [],
@@ -178,6 +186,7 @@ export class ChainNode {
         signer,
         deps.logger,
         snapshots,
+        parallelVerifier,
       );
       registerTxService(app.registrar, { app, blocks, mempool, producer });
       registerTendermintService(app.registrar, {
@@ -192,6 +201,7 @@ export class ChainNode {
       });
       return node;
     } catch (e) {
+      await parallelVerifier.close();
       await store.close();
       throw e;
     }
@@ -216,6 +226,7 @@ export class ChainNode {
   async close(): Promise<void> {
     await this.producer.stop();
     await this.snapshots?.drain();
+    await this.signatureThread.close();
     await this.store.close();
   }
 }

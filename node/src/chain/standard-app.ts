@@ -7,13 +7,15 @@ import { file_sdk_tx_v1beta1_tx } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { AddressCodec } from "../app/address-codec.js";
 import { BASE_AMINO_TYPES } from "../app/amino-base-types.js";
 import { AminoEncoder } from "../app/amino-types.js";
-import { App, type AppOptions } from "../app/app.js";
+import { App, type AppOptions, type TxPrecheck } from "../app/app.js";
 import type { AppModule } from "../app/app-module.js";
 import { TypeRegistry } from "../app/type-registry.js";
 import { moduleAddress } from "../crypto/address.js";
+import type { ParallelVerifier } from "../crypto/parallel-verifier.js";
 import { AccountKeeper } from "../modules/auth/account-keeper.js";
 import { type AnteHandler, createAnteHandler, FEE_COLLECTOR } from "../modules/auth/ante-handler.js";
 import { AuthModule } from "../modules/auth/auth-module.js";
+import { SignatureChecks } from "../modules/auth/signature-checks.js";
 import { BankKeeper } from "../modules/bank/bank-keeper.js";
 import { BankModule } from "../modules/bank/bank-module.js";
 import { GovKeeper } from "../modules/gov/gov-keeper.js";
@@ -33,6 +35,8 @@ export interface StandardAppOptions {
   minGasPrices: string;
   /** Where a halting binary writes upgrade-info.json, and which plan heights to skip (a running node only). */
   upgrade?: { dataDir: string; skipHeights: readonly number[]; onProtocolVersion?: (v: bigint) => void };
+  /** Where CheckTx's signatures may be verified ahead of its turn (a running node only). */
+  parallelVerifier?: ParallelVerifier;
 }
 
 /** The keepers an app definition may hand to its own modules. */
@@ -54,6 +58,7 @@ export interface AppAssembly {
   opts: AppOptions;
   modules: AppModule[];
   anteHandler: AnteHandler;
+  txPrecheck: TxPrecheck;
   types: TypeRegistry;
   keepers: StandardKeepers;
 }
@@ -106,15 +111,13 @@ export function assembleStandardApp(
     types.add(m.protoFiles);
     types.addAmino(m.aminoTypes ?? []);
   }
+  const amino = new AminoEncoder(types);
+  const signatures = new SignatureChecks(amino, opts.parallelVerifier);
   return {
     opts: { name: opts.name, version: opts.version, chainId: opts.chainId },
     modules,
-    anteHandler: createAnteHandler(
-      accounts,
-      bank,
-      { minGasPrices: opts.minGasPrices },
-      new AminoEncoder(types),
-    ),
+    anteHandler: createAnteHandler(accounts, bank, { minGasPrices: opts.minGasPrices }, amino, signatures),
+    txPrecheck: (tx, chainId) => signatures.precheck(tx, chainId),
     types,
     keepers,
   };
@@ -126,6 +129,7 @@ export function createApp(a: AppAssembly, deps: { store: StateStore; logger: Log
     ...deps,
     modules: a.modules,
     anteHandler: a.anteHandler,
+    txPrecheck: a.txPrecheck,
     types: a.types,
     addresses: a.keepers.addresses,
   });

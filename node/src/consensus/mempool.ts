@@ -58,6 +58,9 @@ export class Mempool {
       );
     }
     const key = toHex(txHash(tx));
+    // Outside the lock, so concurrent senders' signatures go to the signature thread together, and a block
+    // commits meanwhile.
+    if (!this.keys.has(key)) await this.deps.app.precheckTx(tx);
     return this.lock.run(async () => {
       if (this.keys.has(key))
         return reject(ChainError.wrap(SdkErrors.TxInMempoolCache, "tx already exists in cache"));

@@ -1,5 +1,4 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { Logger } from "@chaind/core/logger";
 import { BaseAccountSchema } from "@chaind/proto/sdk/auth/v1beta1/auth_pb";
 import {
   QueryAccountRequestSchema,
@@ -11,20 +10,12 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
+import { type LoggedLine, recordingLogger } from "../helpers/recording-logger.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, type TestAccount, testAccount } from "../helpers/test-home.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are checked field by field below
 type Json = any;
-
-/** Keeps every line a component logs, so a test can read what the node reported. */
-function recordingLogger(lines: { msg: string; ctx?: Record<string, unknown> }[]): Logger {
-  const log = (msg: string, ctx?: Record<string, unknown>) => {
-    lines.push({ msg, ctx });
-  };
-  const logger: Logger = { error: log, warn: log, info: log, debug: log, child: () => logger };
-  return logger;
-}
 
 const sender = testAccount("recheck-sender");
 const crowd = Array.from({ length: 16 }, (_, i) => testAccount(`recheck-crowd-${i}`));
@@ -37,7 +28,7 @@ describe("mempool recheck after each commit (CometBFT's Recheck)", () => {
   let home: ReturnType<typeof makeTestHome>;
   let node: ChainNode;
   let server: NodeServer;
-  const logs: { msg: string; ctx?: Record<string, unknown> }[] = [];
+  const logs: LoggedLine[] = [];
 
   const rpc = async (method: string, params: unknown = {}): Promise<Json> => {
     const res = await fetch(server.address, {

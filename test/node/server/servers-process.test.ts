@@ -49,6 +49,8 @@ describe("chaind start with gRPC, REST and telemetry listeners", () => {
 
   it("serves REST and gRPC on the logged addresses and warns that CORS is for development", async () => {
     expect(node.lines.some((l) => /CORS is on .* development only/.test(l))).toBe(true);
+    // The signature thread runs the build's own code, with the native library.
+    expect(node.lines.some((l) => /signature thread ready.*backend=libsecp256k1/.test(l))).toBe(true);
     const rest = await fetch(
       `${addr.api}/cosmos/bank/v1beta1/balances/${alice.address}/by_denom?denom=stake`,
     );
@@ -78,6 +80,7 @@ describe("chaind start with gRPC, REST and telemetry listeners", () => {
     expect(sample(text, "chain_block_time_seconds")).toBeGreaterThan(1.7e9);
     expect(sample(text, "chain_mempool_size")).toBe(0);
     expect(sample(text, "chain_txs_total")).toBe(0);
+    expect(sample(text, "chain_signatures_checked_ahead_total")).toBe(0);
     expect(
       sample(
         text,

@@ -9,17 +9,16 @@ import type { DecodedTx } from "../../app/tx-decoder.js";
 import { txSigners } from "../../app/tx-signers.js";
 import { addressFromPubKey } from "../../crypto/address.js";
 import { multisigAddress } from "../../crypto/multisig-address.js";
-import { VerifiedSignatures } from "../../crypto/verified-signatures.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
 import { decodeMultisigKey, MULTISIG_PUBKEY, verifyMultisig } from "./multisig-key.js";
 import { signBytesFor } from "./sign-mode-bytes.js";
+import { SECP256K1_PUBKEY, type SignatureChecks } from "./signature-checks.js";
 import { chargeFeeDeductionGas, SIMULATED_SIGNATURE_BYTES, simulatedPubKey } from "./simulation-stand-ins.js";
 
 export const FEE_COLLECTOR = "fee_collector";
-const SECP256K1_PUBKEY = "sdk.crypto.secp256k1.PubKey";
 const MAX_GAS_WANTED = 2n ** 63n - 1n;
 
 export interface AnteOptions {
@@ -42,10 +41,10 @@ export function createAnteHandler(
   bank: BankKeeper,
   opts: AnteOptions,
   amino: AminoEncoder,
+  // Shared by CheckTx, recheck and delivery: a tx's signature is checked once on its way into a block.
+  signatures: SignatureChecks,
 ): AnteHandler {
   const minGasPrices = parseDecCoins(opts.minGasPrices);
-  // Shared by CheckTx, recheck and delivery: a tx's signature is checked once on its way into a block.
-  const signatures = new VerifiedSignatures();
   return async (ctx, tx, simulate) => {
     const params = await accounts.getParams(ctx);
     const fee = tx.authInfo.fee;
@@ -248,7 +247,7 @@ export function createAnteHandler(
       } else if (!simulate) {
         const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
         const pub = sentKeys[i] ?? fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
-        if (!signatures.verify(pub, signBytes, tx.raw.signatures[i])) {
+        if (!signatures.verify(pub, signBytes, tx.raw.signatures[i], signerData.accountNumber)) {
           throw err(
             SdkErrors.Unauthorized,
             `signature verification failed; please verify account number (${acc.base.accountNumber}) and chain-id (${ctx.block.chainId})`,

@@ -67,6 +67,17 @@ export class NodeMetrics {
         this.set(node.mempool.size);
       },
     });
+    let checkedAhead = 0;
+    new Counter({
+      name: "chain_signatures_checked_ahead_total",
+      help: "Signatures verified on the signature thread ahead of CheckTx since this process started.",
+      registers,
+      collect() {
+        const checked = node.signatureThread.checked;
+        this.inc(checked - checkedAhead);
+        checkedAhead = checked;
+      },
+    });
     this.queries = new Counter({
       name: "chain_queries_total",
       help: "Queries answered, by server, route and gRPC status.",

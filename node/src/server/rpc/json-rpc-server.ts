@@ -1,5 +1,6 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
+import { spawnThread } from "@chaind/core/thread-script";
 import { defaultNodeConfig } from "../../config/node-config.js";
 import { errorAnswer, JsonRpcError, JsonRpcErrorCode, type RpcId, requestId } from "./json-rpc-error.js";
 import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
@@ -163,10 +164,7 @@ export class JsonRpcServer {
  * listens once JsonRpcServer.start gives it its settings, and a caller that does not get that far terminates it.
  */
 export function spawnRpcThread(): Worker {
-  return new Worker(RPC_THREAD_SCRIPT.code ?? RPC_THREAD_SCRIPT.url, {
-    eval: RPC_THREAD_SCRIPT.code !== undefined,
-    execArgv: RPC_THREAD_SCRIPT.execArgv,
-  });
+  return spawnThread(RPC_THREAD_SCRIPT);
 }
 
 /** A successful answer as JSON text. */
