@@ -99,7 +99,7 @@ describe("npm run release", () => {
     };
     expect(status.result.node_info.network).toBe("release-1");
     // So does the signature thread, which loads the library the main thread unpacked.
-    await out.waitFor(/signature thread ready .*backend=libsecp256k1/);
+    await out.waitFor(/signature thread ready .*library=libsecp256k1/);
     const done = await start;
     expect(done.exitCode, out.lines.join("\n")).toBe(0);
     expect(out.lines.join("\n")).toMatch(/committed block .*height=4/);

@@ -32,10 +32,11 @@ interface Queued {
  * secp256k1 checks on a second core: the checks asked for in one turn of the event loop go to the signature
  * thread in a few messages, so the main thread pays one wake-up for several verifications. The answer is
  * undefined when a check was not run (too few in its turn, the thread gone): the caller then verifies inline.
- * The thread holds the process only while a batch is out.
+ * The thread holds the process only while a batch is out. A node without libsecp256k1 (its noble fallback has
+ * warned) runs no thread and verifies everything inline.
  */
 export class ParallelVerifier {
-  private readonly thread: Worker;
+  private readonly thread: Worker | undefined;
   private failed = false;
   private queued: Queued[] = [];
   private readonly out = new Map<number, Queued[]>();
@@ -49,16 +50,17 @@ export class ParallelVerifier {
     private readonly logger: Logger,
     script: ThreadScript = SIGNATURE_THREAD_SCRIPT,
   ) {
-    // The thread uses what this one does, which is loaded first: a release's thread loads the library this thread
-    // unpacked, and a node that fell back to noble has warned once already.
-    const backend = secp256k1Backend();
-    this.thread = spawnThread(script, {
-      env: backend === "noble" ? { ...process.env, CHAIND_SECP256K1: "noble" } : process.env,
-    });
-    this.thread.unref();
-    this.thread.on("message", (m: FromSignatureThread) => this.received(m));
-    this.thread.on("error", (e) => this.fail(`the signature thread failed: ${e.message}`));
-    this.thread.on("exit", (code) => this.fail(`the signature thread exited with code ${code}`));
+    // Loaded here first: a release's thread loads the library this thread unpacked.
+    if (secp256k1Backend() === "noble") {
+      this.failed = true;
+      return;
+    }
+    const thread = spawnThread(script);
+    thread.unref();
+    thread.on("message", (m: FromSignatureThread) => this.received(thread, m));
+    thread.on("error", (e) => this.fail(`the signature thread failed: ${e.message}`));
+    thread.on("exit", (code) => this.fail(`the signature thread exited with code ${code}`));
+    this.thread = thread;
   }
 
   /** Checks the thread has answered since it started: what the node's metrics export. */
@@ -78,13 +80,14 @@ export class ParallelVerifier {
   async close(): Promise<void> {
     this.failed = true;
     this.settleAll();
-    await this.thread.terminate();
+    await this.thread?.terminate();
   }
 
   private flush(): void {
     const queued = this.queued;
     this.queued = [];
-    if (queued.length < MIN_BATCH || this.failed) {
+    const thread = this.thread;
+    if (queued.length < MIN_BATCH || this.failed || !thread) {
       for (const q of queued) q.settle(undefined);
       return;
     }
@@ -93,19 +96,19 @@ export class ParallelVerifier {
       const id = this.nextId++;
       this.out.set(id, batch);
       const packed = packChecks(batch.map((q) => q.check));
-      if (this.out.size === 1) this.thread.ref();
-      this.thread.postMessage({ id, batch: packed } satisfies VerifyRequest, [packed.buffer]);
+      if (this.out.size === 1) thread.ref();
+      thread.postMessage({ id, batch: packed } satisfies VerifyRequest, [packed.buffer]);
     }
   }
 
-  private received(m: FromSignatureThread): void {
+  private received(thread: Worker, m: FromSignatureThread): void {
     if (m.kind === "ready") {
-      this.logger.info("signature thread ready", { backend: m.backend });
+      this.logger.info("signature thread ready", { library: "libsecp256k1" });
       return;
     }
     const batch = this.out.get(m.id);
     this.out.delete(m.id);
-    if (this.out.size === 0) this.thread.unref();
+    if (this.out.size === 0) thread.unref();
     this.answeredChecks += m.verdicts.length;
     if (!batch) return;
     this.handBack(() => {

@@ -1,5 +1,6 @@
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
 import { loadSecp256k1Binding, type Secp256k1Binding } from "./secp256k1-binding.js";
+import { verifyWithBinding } from "./secp256k1-verify.js";
 import { sha256 } from "./sha256.js";
 
 /** Which implementation signs and verifies: libsecp256k1, or @noble/curves when no binding loads. */
@@ -65,17 +66,5 @@ export function signSecp256k1(priv: Uint8Array, signBytes: Uint8Array): Uint8Arr
 
 /** Verifies a 64-byte r||s signature over sha256(signBytes); high-S and malformed input are false, never a throw. */
 export function verifySecp256k1(pubKey33: Uint8Array, signBytes: Uint8Array, sig: Uint8Array): boolean {
-  if (
-    !(sig instanceof Uint8Array) ||
-    !(pubKey33 instanceof Uint8Array) ||
-    !(signBytes instanceof Uint8Array)
-  ) {
-    return false;
-  }
-  if (sig.length !== 64 || pubKey33.length !== 33) return false;
-  try {
-    return implementation().binding.ecdsaVerify(sig, sha256(signBytes), pubKey33);
-  } catch {
-    return false;
-  }
+  return verifyWithBinding(implementation().binding, pubKey33, signBytes, sig);
 }

@@ -1,5 +1,3 @@
-import type { Secp256k1Backend } from "./secp256k1.js";
-
 /** One secp256k1 check: a 64-byte r||s signature over sha256(signBytes) by a 33-byte compressed key. */
 export interface SignatureCheck {
   pubKey33: Uint8Array;
@@ -20,10 +18,9 @@ export interface VerifyAnswer {
   verdicts: Uint8Array;
 }
 
-/** From the signature thread once it has loaded its secp256k1 implementation. */
+/** From the signature thread once it has loaded libsecp256k1. */
 export interface SignatureThreadReady {
   kind: "ready";
-  backend: Secp256k1Backend;
 }
 
 export type FromSignatureThread = VerifyAnswer | SignatureThreadReady;

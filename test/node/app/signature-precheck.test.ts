@@ -156,7 +156,7 @@ describe("a node checking concurrent senders' signatures on its signature thread
     const block = await node.producer.produce();
     expect(block.txResults.map((r) => r.code)).toEqual(honest.map(() => 0));
     expect(logs.filter((l) => l.msg === "signature thread ready")).toEqual([
-      { msg: "signature thread ready", ctx: { backend: "libsecp256k1" } },
+      { msg: "signature thread ready", ctx: { library: "libsecp256k1" } },
     ]);
   });
 });

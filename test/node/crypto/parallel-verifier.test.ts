@@ -49,7 +49,7 @@ describe("ParallelVerifier (a real worker thread running the built signature-thr
     const answers = await Promise.all(checks.map((c) => verifier!.verify(c)));
     expect(answers).toEqual(checks.map((_, i) => i % 3 !== 1));
     await expect.poll(() => lines.length).toBeGreaterThan(0);
-    expect(lines).toEqual([{ msg: "signature thread ready", ctx: { backend: "libsecp256k1" } }]);
+    expect(lines).toEqual([{ msg: "signature thread ready", ctx: { library: "libsecp256k1" } }]);
   });
 
   it("leaves a check alone in its turn to the caller (undefined): a wake-up costs more than it saves", async () => {

@@ -84,6 +84,16 @@ describe("chaind as a process", () => {
     expect(node.lines.join("\n")).toMatch(/node stopped height=\d+/);
   });
 
+  it("runs no signature thread with noble chosen (CHAIND_SECP256K1=noble): every signature is verified inline", async () => {
+    const node = new NodeProcess(home, [], { CHAIND_SECP256K1: "noble" });
+    await node.waitFor(/committed block .*height=2 /);
+    node.proc.kill("SIGTERM");
+    const r = await node.proc;
+    expect(r.exitCode, node.lines.join("\n")).toBe(0);
+    expect(node.lines.join("\n")).not.toMatch(/signature thread/);
+    expect(node.lines.join("\n")).not.toMatch(/could not be loaded/);
+  });
+
   it("refuses a second node on the same home with a clear error", async () => {
     const first = new NodeProcess(home);
     await first.waitFor(/committed block/);
