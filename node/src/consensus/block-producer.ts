@@ -14,7 +14,7 @@ import {
   PartSetHeaderSchema,
 } from "@chaind/proto/tendermint/types/types_pb";
 import { BlockIDFlag } from "@chaind/proto/tendermint/types/validator_pb";
-import type { App } from "../app/app.js";
+import type { App, FinalizeBlockResult } from "../app/app.js";
 import { txHash } from "../app/tx-hash.js";
 import type { TxResult } from "../app/tx-result.js";
 import { sha256 } from "../crypto/sha256.js";
@@ -171,8 +171,9 @@ export class BlockProducer {
     const unapplied = blocks.unappliedHeight;
     let block: Block;
     let hash: Uint8Array;
+    let saving: Promise<void> | undefined;
     if (unapplied === undefined) {
-      ({ block, hash } = await this.saveNewBlock());
+      ({ block, hash, saving } = await this.newBlock());
     } else {
       const meta = await blocks.meta(unapplied);
       const stored = await blocks.block(unapplied);
@@ -185,8 +186,16 @@ export class BlockProducer {
     const height = Number(header.height);
     const txs = block.data?.txs ?? [];
     const time = new Date(Number(header.time!.seconds) * 1000 + Math.floor(header.time!.nanos / 1e6));
-    crashPoint("block-saved");
-    const result = await app.finalizeBlock({ height, time, txs, proposerAddress: header.proposerAddress });
+    // The app runs the block while its save is synced: what it does stays in memory until the commit below, and
+    // every way out of here (commit, halt, error) waits for the save first, so the block is stored by then.
+    const saved = (saving ?? Promise.resolve()).then(() => crashPoint("block-saved"));
+    saved.catch(() => {}); // awaited below; a failure must not count as unhandled while the block runs
+    let result: FinalizeBlockResult;
+    try {
+      result = await app.finalizeBlock({ height, time, txs, proposerAddress: header.proposerAddress });
+    } finally {
+      await saved;
+    }
     crashPoint("block-executed");
     const ops = blocks.ops({ height, txResults: result.txResults, events: result.events }, txs.map(txHash));
     const { appHash } = await mempool.update(txs, () => app.commit(ops));
@@ -202,8 +211,11 @@ export class BlockProducer {
     return { height, block, hash, txResults: result.txResults, appHash, ms };
   }
 
-  /** Makes the next block from the mempool and saves it; everything in it is known before execution. */
-  private async saveNewBlock(): Promise<{ block: Block; hash: Uint8Array }> {
+  /**
+   * Makes the next block from the mempool and starts saving it (`saving` settles once it is synced); everything
+   * in it is known before execution.
+   */
+  private async newBlock(): Promise<{ block: Block; hash: Uint8Array; saving: Promise<void> }> {
     const { app, blocks, mempool, signer } = this.deps;
     const height = blocks.nextHeight;
     // The chain's first block (1, or genesis initial_height) has no block before it.
@@ -272,7 +284,6 @@ export class BlockProducer {
       header,
       numTxs: BigInt(txs.length),
     });
-    await blocks.save(block, meta, blockBytes);
-    return { block, hash };
+    return { block, hash, saving: blocks.save(block, meta, blockBytes) };
   }
 }

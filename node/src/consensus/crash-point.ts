@@ -3,7 +3,7 @@
  * point of making a block, as a power cut or the OOM killer would, so a test can prove the next start recovers.
  */
 export type CrashPoint =
-  /** Block saved, not executed. */
+  /** Block saved (synced), its state not committed; its execution in memory may have begun. */
   | "block-saved"
   /** Block executed, its state not committed. */
   | "block-executed";
