@@ -92,7 +92,6 @@ export class ChainNode {
     const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const signer = readPrivValidatorKey(layout.privValidatorKey);
-    // Its thread boots while the store opens.
     const parallelVerifier = new ParallelVerifier(deps.logger.child("signatures"));
     const store = await StateStore.open(
       { dir: layout.dbDir, pruning: pruningOptions(appConfig), readCacheEntries: opts.readCacheEntries },

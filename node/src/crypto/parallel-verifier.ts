@@ -32,11 +32,11 @@ interface Queued {
  * secp256k1 checks on a second core: the checks asked for in one turn of the event loop go to the signature
  * thread in a few messages, so the main thread pays one wake-up for several verifications. The answer is
  * undefined when a check was not run (too few in its turn, the thread gone): the caller then verifies inline.
- * The thread holds the process only while a batch is out. A node without libsecp256k1 (its noble fallback has
- * warned) runs no thread and verifies everything inline.
+ * The thread starts with the first check asked for, so a node's start does not pay for it, and holds the process
+ * only while a batch is out. A node without libsecp256k1 (its noble fallback has warned) runs no thread.
  */
 export class ParallelVerifier {
-  private readonly thread: Worker | undefined;
+  private thread: Worker | undefined;
   private failed = false;
   private queued: Queued[] = [];
   private readonly out = new Map<number, Queued[]>();
@@ -45,23 +45,10 @@ export class ParallelVerifier {
   private nextId = 0;
   private answeredChecks = 0;
 
-  /** Starts the thread, which boots while the caller goes on (a node: while its store opens). */
   constructor(
     private readonly logger: Logger,
-    script: ThreadScript = SIGNATURE_THREAD_SCRIPT,
-  ) {
-    // Loaded here first: a release's thread loads the library this thread unpacked.
-    if (secp256k1Backend() === "noble") {
-      this.failed = true;
-      return;
-    }
-    const thread = spawnThread(script);
-    thread.unref();
-    thread.on("message", (m: FromSignatureThread) => this.received(thread, m));
-    thread.on("error", (e) => this.fail(`the signature thread failed: ${e.message}`));
-    thread.on("exit", (code) => this.fail(`the signature thread exited with code ${code}`));
-    this.thread = thread;
-  }
+    private readonly script: ThreadScript = SIGNATURE_THREAD_SCRIPT,
+  ) {}
 
   /** Checks the thread has answered since it started: what the node's metrics export. */
   get checked(): number {
@@ -69,6 +56,7 @@ export class ParallelVerifier {
   }
 
   verify(check: SignatureCheck): Promise<boolean | undefined> {
+    if (!this.thread && !this.failed) this.thread = this.spawn();
     if (this.failed) return Promise.resolve(undefined);
     return new Promise((settle) => {
       if (this.queued.length === 0) setImmediate(() => this.flush());
@@ -81,6 +69,21 @@ export class ParallelVerifier {
     this.failed = true;
     this.settleAll();
     await this.thread?.terminate();
+  }
+
+  /** The thread, booting while the checks of this turn gather; undefined (and failed) on noble. */
+  private spawn(): Worker | undefined {
+    // This thread's choice, loaded first: a release's thread loads the library this thread unpacked.
+    if (secp256k1Backend() === "noble") {
+      this.failed = true;
+      return undefined;
+    }
+    const thread = spawnThread(this.script);
+    thread.unref();
+    thread.on("message", (m: FromSignatureThread) => this.received(thread, m));
+    thread.on("error", (e) => this.fail(`the signature thread failed: ${e.message}`));
+    thread.on("exit", (code) => this.fail(`the signature thread exited with code ${code}`));
+    return thread;
   }
 
   private flush(): void {

@@ -49,8 +49,6 @@ describe("chaind start with gRPC, REST and telemetry listeners", () => {
 
   it("serves REST and gRPC on the logged addresses and warns that CORS is for development", async () => {
     expect(node.lines.some((l) => /CORS is on .* development only/.test(l))).toBe(true);
-    // The signature thread runs the build's own code, with the native library.
-    expect(node.lines.some((l) => /signature thread ready.*library=libsecp256k1/.test(l))).toBe(true);
     const rest = await fetch(
       `${addr.api}/cosmos/bank/v1beta1/balances/${alice.address}/by_denom?denom=stake`,
     );
