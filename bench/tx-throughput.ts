@@ -301,7 +301,7 @@ export async function txThroughput(opts: BenchOptions): Promise<BenchSection> {
       figure("in-process: block execution and commit/s", "tx/s", perSec(local, "blockPerSec"), ceiling),
     ],
     notes: [
-      "16 accounts, each sending its pre-signed sends in sequence order; a send's signature is checked once, in CheckTx, and the block reuses that result (the verified-tx cache); every block's batch is written with sync.",
+      "16 accounts, each sending its pre-signed sends in sequence order (in process too, the 16 at once); a send's signature is checked once, on the signature thread ahead of CheckTx or in CheckTx, and the block reuses that result (the verified-signature cache); every block's batches are written with sync.",
       "Each run first sends as many untimed, committed before the timing starts (see the text below the table).",
       "RPC: a chaind process with timeout_commit 100ms; 16 kept-alive HTTP clients in the benchmark's process (on the same two cores), timed until the last send is in a committed block.",
     ],
