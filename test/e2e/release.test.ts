@@ -21,6 +21,7 @@ import { execa } from "execa";
 import { x as extractTar, t as listTar } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRelease } from "../../scripts/release.js";
+import { aliceSendArgs } from "../node/helpers/chaind-process.js";
 import { sha256File } from "../supervisor/visor-home.js";
 
 describe("npm run release", () => {
@@ -98,25 +99,7 @@ describe("npm run release", () => {
     // the library the main thread unpacked.
     const to = JSON.parse(made.stdout).keys[1].address as string;
     for (let i = 0; i < 2; i++) {
-      const sent = await execa(
-        bin,
-        [
-          "tx",
-          "bank",
-          "send",
-          "alice",
-          to,
-          "1stake",
-          "--home",
-          home,
-          "--node",
-          rpc,
-          "--gas-prices",
-          "0.0001stake",
-          "--wait",
-        ],
-        { reject: false },
-      );
+      const sent = await execa(bin, aliceSendArgs(home, rpc, to), { reject: false });
       expect(sent.exitCode, sent.stderr).toBe(0);
     }
     await out.waitFor(/signature thread ready .*library=libsecp256k1/);

@@ -89,3 +89,25 @@ export async function stopNode(node: NodeProcess | undefined): Promise<void> {
   node.proc.kill("SIGTERM");
   await node.proc;
 }
+
+/**
+ * The arguments of `chaind tx bank send alice <to> 1stake` on a `chaind testnet` home, waiting for the commit: a
+ * send whose signer signs with the home's test keyring.
+ */
+export function aliceSendArgs(home: string, rpc: string, to: string): string[] {
+  return [
+    "tx",
+    "bank",
+    "send",
+    "alice",
+    to,
+    "1stake",
+    "--home",
+    home,
+    "--node",
+    rpc,
+    "--gas-prices",
+    "0.0001stake",
+    "--wait",
+  ];
+}

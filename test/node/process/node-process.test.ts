@@ -7,7 +7,7 @@ import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BlockStore } from "../../../node/src/consensus/block-store.js";
 import { StateStore } from "../../../node/src/store/state-store.js";
-import { chaind, NodeProcess } from "../helpers/chaind-process.js";
+import { aliceSendArgs, chaind, NodeProcess } from "../helpers/chaind-process.js";
 
 describe("chaind as a process", () => {
   let home: string;
@@ -92,21 +92,7 @@ describe("chaind as a process", () => {
       const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
       // The second send's signer has signed before: its check is the first the node can make ahead.
       for (let i = 0; i < 2; i++) {
-        const sent = await chaind([
-          "tx",
-          "bank",
-          "send",
-          "alice",
-          to,
-          "1stake",
-          "--home",
-          home,
-          "--node",
-          rpc,
-          "--gas-prices",
-          "0.0001stake",
-          "--wait",
-        ]);
+        const sent = await chaind(aliceSendArgs(home, rpc, to));
         expect(sent.exitCode, sent.stderr).toBe(0);
       }
       if (env.CHAIND_SECP256K1 === undefined)
