@@ -92,14 +92,12 @@ export class ChainNode {
     const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
     if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
     const signer = readPrivValidatorKey(layout.privValidatorKey);
-    const parallelVerifier = new ParallelVerifier(deps.logger.child("signatures"));
     const store = await StateStore.open(
       { dir: layout.dbDir, pruning: pruningOptions(appConfig), readCacheEntries: opts.readCacheEntries },
       { logger: deps.logger.child("store") },
-    ).catch(async (e) => {
-      await parallelVerifier.close();
-      throw e;
-    });
+    );
+    // No thread until the first signature it can check ahead: nothing to end if opening fails.
+    const signatureThread = new ParallelVerifier(deps.logger.child("signatures"));
     try {
       // genesis.json is parsed only before the first block (InitChain needs its app state) and in a home whose
       // chain began before the header was kept in the store; after that, the kept header is all start needs.
@@ -112,7 +110,7 @@ export class ChainNode {
         chainId: genesis.chain_id,
         bech32Prefix: genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX,
         minGasPrices: appConfig.minimumGasPrices,
-        parallelVerifier,
+        parallelVerifier: signatureThread,
         upgrade: {
           dataDir: layout.dataDir,
           skipHeights: opts.skipUpgradeHeights ?? [],
@@ -185,7 +183,7 @@ export class ChainNode {
         signer,
         deps.logger,
         snapshots,
-        parallelVerifier,
+        signatureThread,
       );
       registerTxService(app.registrar, { app, blocks, mempool, producer });
       registerTendermintService(app.registrar, {
@@ -200,7 +198,6 @@ export class ChainNode {
       });
       return node;
     } catch (e) {
-      await parallelVerifier.close();
       await store.close();
       throw e;
     }

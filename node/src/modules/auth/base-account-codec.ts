@@ -76,6 +76,12 @@ function ascii(bytes: Uint8Array): string | undefined {
   return utf8.decode(bytes);
 }
 
+/** A length-delimited field holding ASCII text; undefined when it runs past the end or holds anything else. */
+function readAscii(r: Reader): string | undefined {
+  const b = readLength(r);
+  return b && ascii(b);
+}
+
 /** Any{type_url = 1, value = 2}: its two fields, each at most once, nothing else. */
 function readAny(bytes: Uint8Array): { typeUrl: string; value: Uint8Array } | undefined {
   const r: Reader = { bytes, at: 0 };
@@ -84,8 +90,7 @@ function readAny(bytes: Uint8Array): { typeUrl: string; value: Uint8Array } | un
   while (r.at < bytes.length) {
     const tag = bytes[r.at++];
     if (tag === ((1 << 3) | LEN) && typeUrl === undefined) {
-      const b = readLength(r);
-      typeUrl = b && ascii(b);
+      typeUrl = readAscii(r);
       if (typeUrl === undefined) return undefined;
     } else if (tag === ((2 << 3) | LEN) && value === undefined) {
       value = readLength(r);
@@ -108,8 +113,7 @@ export function decodeBaseAccountRecord(raw: Uint8Array): BaseAccount | undefine
   while (r.at < bytes.length) {
     const tag = bytes[r.at++];
     if (tag === ((1 << 3) | LEN) && address === undefined) {
-      const b = readLength(r);
-      address = b && ascii(b);
+      address = readAscii(r);
       if (address === undefined) return undefined;
     } else if (tag === ((2 << 3) | LEN) && pubKey === undefined) {
       const b = readLength(r);
