@@ -11,11 +11,11 @@ import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
 import { HistoryIndex } from "./history-index.js";
 import { rebuildHistoryIndex } from "./history-rebuild.js";
 import { openLevelDb } from "./leveldb-open.js";
-import { mapKey } from "./map-key.js";
 import type { IterateOptions, MultiStore } from "./multi-store.js";
 import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
 import { MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
+import { rangeReadId, valueReadId } from "./read-ids.js";
 import {
   changesUpTo,
   isVersionIn,
@@ -78,12 +78,6 @@ function addOps(
     if (op.type === "put") batch.put(op.key, op.value);
     else batch.del(op.key);
   }
-}
-
-/** Names a range within a store (and its direction) for the read caches. */
-function rangeId(opts: IterateOptions): string {
-  const id = (b: Uint8Array | undefined) => (b ? mapKey(b) : "");
-  return `${id(opts.prefix)}\0${id(opts.start)}\0${id(opts.end)}\0${opts.reverse ?? false}`;
 }
 
 /** Converts a range within a store to absolute LevelDB bounds under `base` (the store's key prefix). */
@@ -236,7 +230,7 @@ export class StateStore {
     // keyspace answers those without an iterator, unless a commit lands meanwhile.
     // While a commit is being written the latest keyspace may hold either height.
     if (this.commitEpoch % 2 === 0 && height === this.meta.height) return this.getLatest(store, key);
-    const id = `${height}\0${store}\0${mapKey(key)}`;
+    const id = valueReadId(store, key, height);
     const hit = this.pastReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
     const escKey = escapedBytesKey.encodeNonTerminal(key);
@@ -286,7 +280,7 @@ export class StateStore {
    * commit can land in between; one being written may or may not show, so its answer is not remembered.
    */
   private getLatest(store: string, key: Uint8Array): Uint8Array | undefined {
-    const id = `${store}\0${mapKey(key)}`;
+    const id = valueReadId(store, key);
     const hit = this.latestReads.getValue(id);
     if (hit !== undefined) return hit ?? undefined;
     const v = this.db.getSync(concatBytes(this.prefixesOf(store).latest, key));
@@ -317,7 +311,7 @@ export class StateStore {
     }
     this.checkHeight(height);
     return this.pastReads.scan(
-      `${height}\0${store}\0${rangeId(opts)}`,
+      rangeReadId(store, opts, height),
       () => this.iterateAt(store, opts, height),
       () => true,
     );
@@ -329,7 +323,7 @@ export class StateStore {
     const reverse = opts.reverse ?? false;
     const epoch = this.commitEpoch;
     return this.latestReads.scan(
-      `${store}\0${rangeId(opts)}`,
+      rangeReadId(store, opts),
       () => this.scanLatest(base, bounds(base, opts), reverse),
       // Its snapshot taken with no commit under way nor landed since: the latest state.
       () => epoch % 2 === 0 && this.commitEpoch === epoch,

@@ -1,4 +1,4 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { MultiSignatureSchema } from "@chaind/proto/sdk/crypto/multisig/v1beta1/multisig_pb";
 import { SignMode } from "@chaind/proto/sdk/tx/signing/v1beta1/signing_pb";
 import { AuthInfoSchema, TxRawSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
@@ -146,5 +146,18 @@ describe("multisig accounts from CosmJS: LegacyAminoPubKey, its address, and k-o
     tampered[at + coin.length - 1] = "6".charCodeAt(0);
     const bad = await client.broadcastTx(tampered, 20_000, 200).catch((e: Error) => e);
     expect(String(bad)).toMatch(/signature of multisig key \d verification failed/);
+  });
+
+  it("a member's signature that is not 64 bytes is refused before it is checked", async () => {
+    const good = fromBinary(TxRawSchema, await multisigned([0, 2], "9"));
+    const multi = fromBinary(MultiSignatureSchema, good.signatures[0]);
+    // The second member's signature with the start of other bytes appended.
+    multi.signatures[1] = new Uint8Array([...multi.signatures[1], 0x0a, 0x01]);
+    good.signatures[0] = toBinary(MultiSignatureSchema, multi);
+    const refused = await client.broadcastTx(toBinary(TxRawSchema, good), 20_000, 200).catch((e: Error) => e);
+    expect(String(refused)).toMatch(
+      /signature of multisig key \d: a secp256k1 signature is 64 bytes, got 66/,
+    );
+    expect((await client.getAccount(multisig))?.sequence).toBe(2);
   });
 });

@@ -9,6 +9,7 @@ import type { DecodedTx } from "../../app/tx-decoder.js";
 import { txSigners } from "../../app/tx-signers.js";
 import { addressFromPubKey } from "../../crypto/address.js";
 import { multisigAddress } from "../../crypto/multisig-address.js";
+import { SECP256K1_PUBKEY_BYTES, SECP256K1_SIGNATURE_BYTES } from "../../crypto/secp256k1-verify.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
@@ -179,7 +180,7 @@ export function createAnteHandler(
           throw err(SdkErrors.InvalidPubKey, `unrecognized public key type: ${publicKey.typeUrl}`);
         }
         const pk = fromBinary(PubKeySchema, publicKey.value);
-        if (pk.key.length !== 33)
+        if (pk.key.length !== SECP256K1_PUBKEY_BYTES)
           throw err(SdkErrors.InvalidPubKey, `invalid secp256k1 public key length ${pk.key.length}`);
         if (info.publicKey && !sameBytes(addressFromPubKey(pk.key), addr)) {
           throw err(
@@ -245,6 +246,12 @@ export function createAnteHandler(
           "ante verify: multisig",
         );
       } else if (!simulate) {
+        const sig = tx.raw.signatures[i];
+        if (sig?.length !== SECP256K1_SIGNATURE_BYTES)
+          throw err(
+            SdkErrors.Unauthorized,
+            `signature verification failed: a secp256k1 signature is ${SECP256K1_SIGNATURE_BYTES} bytes, got ${sig?.length ?? 0}`,
+          );
         const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
         const pub = sentKeys[i] ?? fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
         if (!signatures.verify(pub, signBytes, tx.raw.signatures[i], signerData.accountNumber)) {

@@ -6,6 +6,7 @@ import type { ModeInfo, ModeInfo_Multi } from "@chaind/proto/sdk/tx/v1beta1/tx_p
 import { typeUrlToSdk } from "../../app/namespace.js";
 import type { MultisigKey } from "../../crypto/multisig-address.js";
 import { verifySecp256k1 } from "../../crypto/secp256k1.js";
+import { SECP256K1_PUBKEY_BYTES, SECP256K1_SIGNATURE_BYTES } from "../../crypto/secp256k1-verify.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 
@@ -30,7 +31,7 @@ export function decodeMultisigKey(value: Uint8Array, maxKeys: number): MultisigK
     if (typeUrlToSdk(any.typeUrl).name !== SECP256K1_PUBKEY)
       throw invalid(`multisig key ${i}: unsupported key type ${any.typeUrl} (only secp256k1, no nesting)`);
     const key = fromBinary(PubKeySchema, any.value).key;
-    if (key.length !== 33)
+    if (key.length !== SECP256K1_PUBKEY_BYTES)
       throw invalid(`multisig key ${i}: invalid secp256k1 public key length ${key.length}`);
     return key;
   });
@@ -69,6 +70,10 @@ export function verifyMultisig(
   signers.forEach((keyIndex, j) => {
     const modeInfo = multi.modeInfos[j];
     if (modeInfo.sum.case !== "single") throw unauthorized("nested multisig signatures are not supported");
+    if (sigs[j].length !== SECP256K1_SIGNATURE_BYTES)
+      throw unauthorized(
+        `signature of multisig key ${keyIndex}: a secp256k1 signature is ${SECP256K1_SIGNATURE_BYTES} bytes, got ${sigs[j].length}`,
+      );
     if (!verifySecp256k1(m.keys[keyIndex], signBytesOf(modeInfo), sigs[j]))
       throw unauthorized(`signature of multisig key ${keyIndex} verification failed`);
   });

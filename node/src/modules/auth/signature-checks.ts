@@ -5,6 +5,7 @@ import { BoundedMap } from "../../app/bounded-map.js";
 import { typeUrlToSdk } from "../../app/namespace.js";
 import type { DecodedTx } from "../../app/tx-decoder.js";
 import type { ParallelVerifier } from "../../crypto/parallel-verifier.js";
+import { secp256k1Shaped } from "../../crypto/secp256k1-verify.js";
 import { VerifiedSignatures } from "../../crypto/verified-signatures.js";
 import { mapKey } from "../../store/map-key.js";
 import { signBytesFor } from "./sign-mode-bytes.js";
@@ -54,13 +55,13 @@ export class SignatureChecks {
     for (const [i, info] of tx.authInfo.signerInfos.entries()) {
       const sig = tx.raw.signatures[i];
       const key = info.publicKey;
-      if (!key || sig?.length !== 64 || typeUrlToSdk(key.typeUrl).name !== SECP256K1_PUBKEY) continue;
+      if (!key || typeUrlToSdk(key.typeUrl).name !== SECP256K1_PUBKEY) continue;
       let pubKey33: Uint8Array;
       let signBytes: Uint8Array;
       try {
         pubKey33 = fromBinary(PubKeySchema, key.value).key;
         const accountNumber = this.accountNumbers.get(mapKey(pubKey33));
-        if (pubKey33.length !== 33 || accountNumber === undefined) continue;
+        if (!secp256k1Shaped(pubKey33, sig) || accountNumber === undefined) continue;
         signBytes = signBytesFor(
           info.modeInfo,
           tx,
