@@ -12,6 +12,7 @@ import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
+import { SignState } from "../consensus/sign-state.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ParallelVerifier } from "../crypto/parallel-verifier.js";
 import { readProtocolVersion } from "../modules/upgrade/upgrade-keeper.js";
@@ -134,6 +135,8 @@ export class ChainNode {
         await writeGenesisRecord(store, genesis);
       }
       const blocks = await BlockStore.open(store);
+      const signState = SignState.open(layout.privValidatorState);
+      signState.checkNotAhead(blocks.height);
       const mempool = new Mempool(nodeConfig.mempool, { app, logger: deps.logger.child("mempool") });
       const producer = new BlockProducer(
         {
@@ -145,7 +148,14 @@ export class ChainNode {
           blockProtocol: COMET_PROTOCOL.block,
           appProtocol: () => app.appVersion,
         },
-        { app, blocks, mempool, signer, logger: deps.logger.child("consensus") },
+        {
+          app,
+          blocks,
+          mempool,
+          signer,
+          signState,
+          logger: deps.logger.child("consensus"),
+        },
       );
       const haltHeight = opts.haltHeight ?? appConfig.haltHeight;
       const haltTime = appConfig.haltTime;

@@ -9,7 +9,7 @@ import { nodeIdOf } from "../consensus/node-id.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { encodeBech32 } from "../crypto/bech32.js";
 import type { GlobalArgs } from "./global-options.js";
-import { resetState, unsafeResetAll } from "./home-reset.js";
+import { resetState, unsafeResetAll, unsafeResetPrivValidator } from "./home-reset.js";
 
 /** The ABCI version CometBFT 0.38 speaks (ABCI 2.0), as `comet version` prints it. */
 const ABCI_VERSION = "2.0.0";
@@ -80,10 +80,23 @@ export const cometCommand: CommandModule<GlobalArgs, GlobalArgs> = {
       .command(
         leaf<GlobalArgs>(
           "reset-state",
-          "Remove all the data (blocks, state, indexes) and reset the validator's sign state; keys and config stay",
+          "Remove all the data (blocks, state, indexes) but the validator's sign state; keys and config stay",
           async (a) => {
             for (const path of await resetState(existingHome(a.home)))
               process.stderr.write(`Removed ${path}\n`);
+          },
+        ),
+      )
+      .command(
+        leaf<GlobalArgs>(
+          "unsafe-reset-priv-validator",
+          "(unsafe) Reset this node's validator to genesis state",
+          async (a) => {
+            const layout = existingHome(a.home);
+            await unsafeResetPrivValidator(layout);
+            process.stderr.write(
+              `Reset private validator file to genesis state ${layout.privValidatorState}\n`,
+            );
           },
         ),
       )

@@ -4,18 +4,20 @@ import type { Level } from "level";
 import { CliError } from "../client/cli-error.js";
 import type { HomeLayout } from "../config/home-layout.js";
 import { writeNewPrivValidatorKey } from "../config/priv-validator-key.js";
+import { signStateJson } from "../consensus/sign-state.js";
 import { openLevelDb } from "../store/leveldb-open.js";
 import { StoreLockedError } from "../store/store-errors.js";
-
-/** CometBFT's last-signed record, at the start: nothing signed yet. */
-const FRESH_SIGN_STATE = `${JSON.stringify({ height: "0", round: 0, step: 0 }, null, 2)}\n`;
 
 /**
  * Runs `wipe` while holding the database's LevelDB lock, so a node cannot start in the middle; a node that is
  * running holds the lock already, and the reset is refused. A database that cannot be opened for another reason
  * (damaged) is what a reset is for: it goes on.
  */
-async function withStoppedNode(layout: HomeLayout, wipe: () => void): Promise<void> {
+async function withStoppedNode(
+  layout: HomeLayout,
+  wipe: () => void,
+  opts: { keepDb?: boolean } = {},
+): Promise<void> {
   let db: Level<Uint8Array, Uint8Array> | undefined;
   if (existsSync(layout.dbDir)) {
     try {
@@ -33,12 +35,18 @@ async function withStoppedNode(layout: HomeLayout, wipe: () => void): Promise<vo
     await db?.close();
   }
   // The database's own files go last, once its lock is released.
-  rmSync(layout.dbDir, { recursive: true, force: true });
+  if (!opts.keepDb) rmSync(layout.dbDir, { recursive: true, force: true });
+}
+
+function ensureValidatorKey(layout: HomeLayout): void {
+  if (existsSync(layout.privValidatorKey)) return;
+  mkdirSync(layout.configDir, { recursive: true, mode: 0o700 });
+  writeNewPrivValidatorKey(layout.privValidatorKey);
 }
 
 function writeFreshSignState(layout: HomeLayout): void {
   mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
-  writeFileSync(layout.privValidatorState, FRESH_SIGN_STATE, { mode: 0o600 });
+  writeFileSync(layout.privValidatorState, signStateJson({ height: 0n, round: 0, step: 0 }), { mode: 0o600 });
 }
 
 /**
@@ -57,8 +65,9 @@ function clearDataBesidesDb(layout: HomeLayout, keep: string[] = []): string[] {
 }
 
 /**
- * `reset-state`: removes the chain's data (blocks, state, indexes: everything under data/) and sets the
- * validator's last-signed record back to height 0; keys and config stay as they are.
+ * `reset-state`, as CometBFT does it: removes the chain's data (blocks, state, indexes: everything under data/)
+ * but the validator's last-signed record, so the validator cannot sign again at a height it signed; keys and
+ * config stay as they are.
  */
 export async function resetState(layout: HomeLayout): Promise<string[]> {
   const removed: string[] = [];
@@ -67,8 +76,18 @@ export async function resetState(layout: HomeLayout): Promise<string[]> {
   });
   if (existsSync(layout.dbDir)) throw new CliError(`could not remove ${layout.dbDir}`);
   removed.push(layout.dbDir);
-  writeFreshSignState(layout);
   return removed;
+}
+
+/**
+ * `unsafe-reset-priv-validator`, as CometBFT does it: the validator's last-signed record starts again at height 0
+ * (a home without a validator key gets a new one). Unsafe: a validator that signed blocks others have seen may
+ * then sign different ones at the same heights.
+ */
+export async function unsafeResetPrivValidator(layout: HomeLayout): Promise<void> {
+  await withStoppedNode(layout, () => {}, { keepDb: true });
+  ensureValidatorKey(layout);
+  writeFreshSignState(layout);
 }
 
 /**
@@ -86,10 +105,7 @@ export async function unsafeResetAll(layout: HomeLayout, keepAddrBook: boolean):
     clearDataBesidesDb(layout);
   });
   removed.push(layout.dataDir);
-  if (!existsSync(layout.privValidatorKey)) {
-    mkdirSync(layout.configDir, { recursive: true, mode: 0o700 });
-    writeNewPrivValidatorKey(layout.privValidatorKey);
-  }
+  ensureValidatorKey(layout);
   writeFreshSignState(layout);
   return removed;
 }

@@ -1,10 +1,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { EvidenceListSchema } from "@chaind/proto/tendermint/types/evidence_pb";
 import {
+  type BlockID,
   BlockIDSchema,
   BlockMetaSchema,
   CommitSchema,
@@ -22,7 +23,9 @@ import type { BlockStore } from "./block-store.js";
 import { crashPoint } from "./crash-point.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";
+import { type SignState, SignStep } from "./sign-state.js";
 import type { ValidatorSigner } from "./validator-signer.js";
+import { precommitSignBytes } from "./vote-sign-bytes.js";
 
 export interface BlockProducerOptions {
   chainId: string;
@@ -83,6 +86,7 @@ export class BlockProducer {
       blocks: BlockStore;
       mempool: Mempool;
       signer: ValidatorSigner;
+      signState: SignState;
       logger: Logger;
     },
   ) {}
@@ -160,6 +164,13 @@ export class BlockProducer {
     }
   }
 
+  /** The validator's precommit of a block: made and recorded in its sign state before anyone can see it. */
+  private precommit(height: number, blockId: BlockID, time: Timestamp): Promise<Uint8Array> {
+    const { signer, signState } = this.deps;
+    const bytes = precommitSignBytes(this.opts.chainId, BigInt(height), 0, blockId, time);
+    return signState.sign(BigInt(height), 0, SignStep.Precommit, bytes, (b) => signer.sign(b));
+  }
+
   /**
    * Executes and commits the next block: the saved one the app has not applied yet, if there is one, else a new
    * block, which is saved before the app runs it (as CometBFT does), so a halt or crash inside it leaves it
@@ -234,17 +245,18 @@ export class BlockProducer {
       this.lastResults?.height === height - 1
         ? this.lastResults.hash
         : resultsHash((prev ? await blocks.results(height - 1) : undefined)?.txResults ?? []);
+    // The previous block's precommit, recorded when it was saved (or now, if the node stopped in between).
     const lastCommit = create(CommitSchema, {
       height: BigInt(prev ? height - 1 : 0),
       round: 0,
       blockId: lastBlockId,
-      signatures: prev
+      signatures: prev?.header?.time
         ? [
             create(CommitSigSchema, {
               blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT,
               validatorAddress: signer.address,
-              timestamp: prev?.header?.time,
-              signature: signer.sign(toBinary(BlockIDSchema, lastBlockId)),
+              timestamp: prev.header.time,
+              signature: await this.precommit(height - 1, lastBlockId, prev.header.time),
             }),
           ]
         : [],
@@ -284,6 +296,11 @@ export class BlockProducer {
       header,
       numTxs: BigInt(txs.length),
     });
-    return { block, hash, saving: blocks.save(block, meta, blockBytes) };
+    // Saved first, then signed: a block is signed only once stored, so the block a signature names is always
+    // the one a restart runs again; the signature leaves the node only in the next block.
+    const saving = blocks
+      .save(block, meta, blockBytes)
+      .then(() => this.precommit(height, blockId, header.time!));
+    return { block, hash, saving: saving.then(() => {}) };
   }
 }

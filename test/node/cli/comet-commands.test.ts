@@ -79,7 +79,7 @@ describe("chaind comet", () => {
     expect(r.stderr).toMatch(/^Error: cannot read validator key .*priv_validator_key\.json/);
   });
 
-  it("reset-state and unsafe-reset-all refuse while the node runs; after it stops, reset-state wipes the chain only", async () => {
+  it("reset-state and unsafe-reset-all refuse while the node runs; after it stops, reset-state wipes the chain but the sign state", async () => {
     const before = keysAndConfig(home);
     for (const cmd of ["reset-state", "unsafe-reset-all"]) {
       const refused = await chaind(["comet", cmd, "--home", home]);
@@ -95,12 +95,24 @@ describe("chaind comet", () => {
     expect(Number(JSON.parse(stopped.stdout).sync_info.latest_block_height)).toBeGreaterThanOrEqual(2);
     writeFileSync(join(home, "data", "upgrade-info.json"), "{}");
 
+    const signed = signState(home);
+    expect(Number(signed.height)).toBeGreaterThanOrEqual(2);
     const reset = await chaind(["comet", "reset-state", "--home", home]);
     expect(reset.exitCode, reset.stderr).toBe(0);
     expect(readdirSync(join(home, "data"))).toEqual(["priv_validator_state.json"]);
+    // As CometBFT's: the sign state stays, so the validator cannot sign those heights again.
+    expect(signState(home)).toEqual(signed);
+    expect(keysAndConfig(home)).toEqual(before);
+    const refused = await chaind(["start", "--home", home]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      `Error: cannot start node: the validator signed a block at height ${signed.height} (${join(home, "data", "priv_validator_state.json")}) but this node's blocks end at height 0`,
+    );
+
+    const unsafe = await chaind(["comet", "unsafe-reset-priv-validator", "--home", home]);
+    expect(unsafe.exitCode, unsafe.stderr).toBe(0);
     expect(signState(home)).toEqual({ height: "0", round: 0, step: 0 });
     expect(keysAndConfig(home)).toEqual(before);
-
     // The node starts again from genesis: its first block is height 1.
     const { NodeProcess } = await import("../helpers/chaind-process.js");
     node = new NodeProcess(home);

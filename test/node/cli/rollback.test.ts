@@ -139,11 +139,25 @@ describe("chaind rollback on a real home", () => {
     const removedBlockHash = blockHashes(node!).get(H + 1);
     await stop();
 
-    // --hard: block H+1 goes with its state; the next start makes a new block H+1.
+    // --hard: block H+1 goes with its state. The validator signed block H+1, so the next start refuses to make
+    // (and sign) another block H+1, and says why; only after the operator resets the sign state on purpose
+    // does it make a new one.
+    const signStatePath = join(home, "data", "priv_validator_state.json");
+    const signed = readFileSync(signStatePath, "utf8");
+    expect(JSON.parse(signed).height).toBe(String(H + 1));
     const hard = await rollback("--hard");
     expect(hard.exitCode, hard.stderr).toBe(0);
     expect(hard.stdout).toBe(`Rolled back state to height ${H} and hash ${appHashes.get(H)}`);
     expect((await offlineHeight(home)).height).toBe(H);
+    const refused = await chaind(["start", "--home", home]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      `Error: cannot start node: the validator signed a block at height ${H + 1} (${signStatePath}) but this node's blocks end at height ${H}`,
+    );
+    expect(refused.stdout).not.toMatch(/committed block/);
+    expect(readFileSync(signStatePath, "utf8")).toBe(signed);
+    const reset = await chaind(["comet", "unsafe-reset-priv-validator", "--home", home]);
+    expect(reset.exitCode, reset.stderr).toBe(0);
     await startNode();
     const tx3 = await send("3stake");
     expect(tx3.height).toBe(H + 1);

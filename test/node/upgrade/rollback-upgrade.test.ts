@@ -117,6 +117,14 @@ describe("the runbook: an upgrade handler wrote the wrong state; roll back, inst
       );
     }
 
+    // The wrong v2 signed blocks H+1 and H+2, which the fixed one will make anew: start refuses until the
+    // operator resets the sign state, as every validator of a coordinated rollback must (the runbook).
+    const refused = await chaind(["start", "--home", h.home], { bin });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(`the validator signed a block at height ${H + 2}`);
+    const reset = await chaind(["comet", "unsafe-reset-priv-validator", "--home", h.home], { bin });
+    expect(reset.exitCode, reset.stderr).toBe(0);
+
     // The fixed binary executes the saved block H, running its handler there, and goes on.
     const fixed = new NodeProcess(h.home, [], undefined, bin);
     try {
@@ -188,6 +196,10 @@ describe("the runbook: an upgrade handler wrote the wrong state; roll back, inst
     expect(soft.stdout).toBe(`Rolled back state to height ${H - 1} and hash ${hashBeforeH}`);
     const fixed = await visor(["add-upgrade", "v2", wrapperOf(h.home, "v2"), "--force"]);
     expect(fixed.exitCode, fixed.all).toBe(0);
+    const reset = await execa(current, ["comet", "unsafe-reset-priv-validator", "--home", h.home], {
+      reject: false,
+    });
+    expect(reset.exitCode, reset.stderr).toBe(0);
 
     // Visor sees the plan current already runs: no upgrade again; the node executes block H with its handler.
     const second = (await runVisorUntil(H + 1)).join("\n");
