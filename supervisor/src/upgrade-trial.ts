@@ -1,6 +1,7 @@
 import type { Logger } from "@chaind/core/logger";
 import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";
+import { readSignedHeight } from "./signed-height.js";
 import type { VisorLayout } from "./visor-layout.js";
 
 /**
@@ -26,19 +27,22 @@ const MAX_RETRY_MS = 30_000;
 
 /**
  * Watches for the first block an upgraded node commits above the upgrade height: a height above it reported by
- * the node's API (believed only from a server that proved to be the home's node, see NodeApi), or read from the
- * home's own block store (home-height.ts: CometBFT's blockstore.db or chaind's application.db). Above, not at:
- * CometBFT stores block H before the app runs it, so an old binary halted at H already shows H.
+ * the node's API (believed only from a server that proved to be the home's node, see NodeApi), read from the
+ * home's own block store (home-height.ts: CometBFT's blockstore.db or chaind's application.db), or signed by its
+ * validator (signed-height.ts). Above, not at: CometBFT stores block H before the app runs it, so an old binary
+ * halted at H already shows H. A height signed above ends the trial too: rolling back under it could make the
+ * validator sign a second block at that height.
  */
 export class FirstBlockProbe {
   private busy = false;
   private retryAt = 0;
   private retryMs = MIN_RETRY_MS;
   /**
-   * True after a look where neither source answered (no proven node API, no readable block store): whether the
-   * upgrade committed a block cannot be told, so nothing may be concluded from its absence.
+   * False only after a look that read the home's own block store (and its sign state, when it has one): only
+   * those prove that nothing above the upgrade height was committed or signed. A server answering on the node's
+   * port proves nothing of the kind: it may be an impostor on a dead node's port, or a node behind its store.
    */
-  blind = false;
+  blind = true;
 
   constructor(
     private readonly ctx: { layout: VisorLayout; api: NodeApi; logger: Logger; upgradeHeight: number },
@@ -51,19 +55,27 @@ export class FirstBlockProbe {
     try {
       const { layout, api, upgradeHeight } = this.ctx;
       const reported = await api.height().catch(() => null);
-      this.blind = false;
       if (reported !== null && reported > upgradeHeight)
         return { height: reported, from: `the node's API (${api.via})` };
+      const signed = readSignedHeight(layout.config.home);
+      if (signed.kind === "height" && signed.height > upgradeHeight)
+        return { height: signed.height, from: `the validator's sign state (${signed.path})` };
       if (Date.now() < this.retryAt) return null;
       try {
         const home = await readHomeHeight(layout.config.home, layout.heightProbeDir);
         // A snapshot of the databases costs more than a question: at most one a second, whatever the poll.
         this.retryAt = Date.now() + MIN_RETRY_MS;
         this.retryMs = MIN_RETRY_MS;
+        if (signed.kind === "unreadable")
+          this.ctx.logger.debug("the validator's sign state cannot be read", {
+            path: signed.path,
+            err: signed.why,
+          });
+        this.blind = signed.kind === "unreadable";
         return home.height > upgradeHeight ? home : null;
       } catch (e) {
         this.ctx.logger.debug("the home's own height cannot be read", { err: (e as Error).message });
-        this.blind = reported === null;
+        this.blind = true;
         this.retryAt = Date.now() + this.retryMs;
         this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
         return null;

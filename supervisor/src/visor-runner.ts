@@ -192,8 +192,8 @@ export class VisorRunner {
   }
 
   /**
-   * True, and says so, when neither a proven node API nor the home's block store answers: restoring the backup
-   * then could lose every block the new binary committed since the upgrade.
+   * True, and says so, when the home's own block store (or its sign state) cannot be read: restoring the backup
+   * then could lose every block the new binary committed since the upgrade, or let its validator sign twice.
    */
   private async blindTo(trial: UpgradeTrial, looked?: FirstBlockProbe): Promise<boolean> {
     const probe =
@@ -202,7 +202,7 @@ export class VisorRunner {
     if (!looked) await probe.above();
     if (!probe.blind) return false;
     this.deps.logger.error(
-      `the new binary exited non-zero ${trial.failures} times, but visor cannot tell whether it committed a block above height ${trial.height} (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores the backup if the upgrade never committed a block`,
+      `the new binary exited non-zero ${trial.failures} times, but visor cannot tell whether it committed or signed a block above height ${trial.height} (the home's own block store or its sign state cannot be read; a node API's word is not proof): not rolling back by itself; "visor rollback" restores the backup if the upgrade never committed a block`,
       { plan: trial.plan },
     );
     return true;

@@ -11,7 +11,8 @@ import {
 import { join, relative } from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fakeBinary, visorHome } from "./visor-home.js";
+import { FakeNodeApi } from "./fake-node-api.js";
+import { fakeBinary, visorHome, writeNodeIdentity } from "./visor-home.js";
 
 /** Every file under `dir` (relative path -> SHA-256 of its bytes), sub-folders included. */
 function hashTree(dir: string, base = dir, out = new Map<string, string>()): Map<string, string> {
@@ -272,7 +273,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     const v = h.start(["start"], { FAKE_CRASH: "v2" });
     expect(await v.exit(60_000)).toBe(2);
     expect(v.output).toContain(
-      'the new binary exited non-zero 3 times, but visor cannot tell whether it committed a block above height 5 (no proven node API, no readable block store): not rolling back by itself; "visor rollback" restores',
+      "the new binary exited non-zero 3 times, but visor cannot tell whether it committed or signed a block above height 5 (the home's own block store or its sign state cannot be read; a node API's word is not proof): not rolling back by itself; \"visor rollback\" restores",
     );
     expect(current()).toBe("upgrades/v2");
     expect(status().trial).toMatchObject({ plan: "v2", failures: 3, last_exit: 2 });
@@ -283,9 +284,45 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     // Nor at the next start, where the counted failures would otherwise finish the rollback.
     const again = h.start(["start"], { FAKE_CRASH: "v2" });
     expect(await again.exit(60_000)).toBe(2);
-    expect(again.output).toContain("visor cannot tell whether it committed a block above height 5");
+    expect(again.output).toContain("visor cannot tell whether it committed or signed a block above height 5");
     expect(current()).toBe("upgrades/v2");
     expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+  });
+
+  it("an impostor on the node's port answering a height at the upgrade's is no proof: no block store, no rollback", async () => {
+    await haltForV2({ FAKE_BLOCKSTORE: "" });
+    // A server that passes the identity check (node and chain ids are public) and claims the halt height.
+    const impostor = await FakeNodeApi.start({ home: h.home, identity: writeNodeIdentity(h.home) });
+    impostor.height = () => 5;
+    try {
+      const v = h.start(["start"], { FAKE_CRASH: "v2", VISOR_RPC_ADDRESS: impostor.url });
+      expect(await v.exit(60_000)).toBe(2);
+      expect(impostor.requests).toBeGreaterThan(0);
+      expect(v.output).toContain("visor cannot tell whether it committed or signed a block above height 5");
+      expect(current()).toBe("upgrades/v2");
+      expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+    } finally {
+      await impostor.close();
+    }
+  });
+
+  it("a validator that signed above the upgrade height is never rolled back under: the trial ends", async () => {
+    mkdirSync(join(h.home, "data"));
+    const pvs = join(h.home, "data", "priv_validator_state.json");
+    writeFileSync(pvs, JSON.stringify({ height: "5", round: 0, step: 3 }));
+    await haltForV2();
+    const before = hashTree(join(h.home, "data"));
+    // Each crash of the fake v2 advances the sign state by one: the first one signs height 6.
+    const v = h.start(["start"], { FAKE_CRASH: "v2" });
+    expect(await v.exit(60_000)).toBe(2);
+    expect(v.output).toMatch(/first block after the upgrade .*from="?the validator's sign state/);
+    expect(current()).toBe("upgrades/v2");
+    expect(status().trial).toBeNull();
+    expect(JSON.parse(readFileSync(pvs, "utf8")).height).toBe("6");
+    expect(hashTree(join(h.home, "data"))).not.toEqual(before);
+    expect(readdirSync(h.home).filter((f) => f.startsWith("data."))).toEqual([]);
+    const byHand = await h.visor(["rollback"]);
+    expect(byHand.exitCode).toBe(1);
   });
 
   it("with UNSAFE_SKIP_BACKUP there is nothing to restore: visor says so and exits with the daemon's status", async () => {
