@@ -57,26 +57,60 @@ const packageDir = (name: string, from?: string) =>
 const CJS_BANNER = 'const __releaseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;';
 
 /**
- * Source that defines `privateCacheDir(what)`: the cache folder of this user's, `<name>-native`, where a
- * release keeps what it derives from itself (native libraries, compiled code). No one else may write to it:
- * under /tmp another user could otherwise plant a library or compiled code for this program to run. It throws,
- * naming `what` the folder holds, when the folder is not safe.
+ * Source that defines `privateCacheDir(what)`: the folder where a release keeps what it derives from itself
+ * (native libraries, compiled code), `{ dir, lasting }`. No one else may write to it, or rename it: another user
+ * could otherwise plant a library or compiled code for this program to run. It is `<name>-native` in the user's
+ * cache home (XDG: `$XDG_CACHE_HOME`, else `$HOME/.cache`), never a name others can take first in a shared folder.
+ * When that cannot be used (no home, not writable, or something not this user's private folder there, which it
+ * names in one warning line), a fresh folder from mkdtemp (0700) in the temporary folder, removed at exit
+ * (`lasting` false: nothing kept there is found again). Threads get the main thread's answer (environment data),
+ * so a thread loads the library the main thread wrote. It throws, naming `what`, only when both fail.
  */
 function privateCacheDirSource(name: string): string {
+  const folder = `${name}-native`;
   return `
 function privateCacheDir(what) {
-  const { lstatSync, mkdirSync } = require("node:fs");
-  const { join } = require("node:path");
+  const threads = require("node:worker_threads");
+  const KEY = ${JSON.stringify(`release:${folder}`)};
+  const chosen = threads.getEnvironmentData(KEY);
+  if (chosen !== undefined) return chosen;
+  const { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync } = require("node:fs");
+  const { isAbsolute, join } = require("node:path");
   const uid = typeof process.getuid === "function" ? process.getuid() : null;
-  const dir = process.env.XDG_CACHE_HOME
-    ? join(process.env.XDG_CACHE_HOME, ${JSON.stringify(`${name}-native`)})
-    : join(require("node:os").tmpdir(), ${JSON.stringify(`${name}-native`)} + (uid === null ? "" : "-" + uid));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (uid !== null && (st.uid !== uid || (st.mode & 0o022) !== 0))) {
-    throw new Error(dir + " holds " + what + ": it must be a folder of this user that others cannot write to (remove it, or set XDG_CACHE_HOME)");
+  // A folder (not a link) of this user's that no one else can write to...
+  const own = (st) => st.isDirectory() && (uid === null || (st.uid === uid && (st.mode & 0o022) === 0));
+  // ... in one where no one else can rename it: this user's or root's, writable by no one else, or sticky.
+  const steady = (st) =>
+    st.isDirectory() &&
+    (uid === null || ((st.uid === uid || st.uid === 0) && ((st.mode & 0o022) === 0 || (st.mode & 0o1000) !== 0)));
+  const { XDG_CACHE_HOME: xdg, HOME: home } = process.env;
+  const cacheHome = xdg && isAbsolute(xdg) ? xdg : home && isAbsolute(home) ? join(home, ".cache") : null;
+  let found = null;
+  if (cacheHome !== null) {
+    const dir = join(cacheHome, ${JSON.stringify(folder)});
+    try {
+      mkdirSync(cacheHome, { recursive: true, mode: 0o700 });
+      if (steady(statSync(cacheHome))) {
+        try {
+          mkdirSync(dir, { mode: 0o700 });
+        } catch {}
+        if (own(lstatSync(dir))) found = { dir, lasting: true };
+        else process.stderr.write("warning: " + dir + " is not a private folder of this user's (remove it): this run keeps its native libraries and compiled code in a temporary folder\\n");
+      }
+    } catch {}
   }
-  return dir;
+  if (found === null) {
+    let dir;
+    try {
+      dir = mkdtempSync(join(require("node:os").tmpdir(), ${JSON.stringify(`${folder}-`)}));
+    } catch (err) {
+      throw new Error("found no private folder for " + what + ": " + err.message);
+    }
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    found = { dir, lasting: false };
+  }
+  threads.setEnvironmentData(KEY, found);
+  return found;
 }
 `;
 }
@@ -84,7 +118,7 @@ function privateCacheDir(what) {
 /**
  * Source that defines `loadEmbedded()`: it loads a native binary embedded in the bundle from a content-named
  * file in the private cache folder, writing the file again when its digest is not the embedded one. It throws
- * when the folder is not safe. `extractedOnly`: the loader of a thread, which the program's main thread starts
+ * when no private folder can be made. `extractedOnly`: the loader of a thread, which the program's main thread starts
  * only after loading the binary itself, so it carries no copy of the bytes and throws if the file is not there.
  */
 function embeddedLoaderSource(
@@ -105,7 +139,7 @@ const { createHash } = require("node:crypto");
 const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
 function loadEmbedded() {
-  const dir = privateCacheDir(${JSON.stringify(`the ${library} library this program loads`)});
+  const { dir } = privateCacheDir(${JSON.stringify(`the ${library} library this program loads`)});
   const file = join(dir, ${JSON.stringify(`${basename(nodeFile, ".node")}-${digest.slice(0, 16)}.node`)});
   const digestOf = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
   if (!existsSync(file) || digestOf(file) !== "${digest}") {
@@ -150,8 +184,8 @@ const FULL_CACHE_AFTER_MS = 3000;
  * and it belongs to this user or the executable's owner with no one else able to write it. A run without a
  * usable cache writes one as it exits; a run that lasts FULL_CACHE_AFTER_MS (a node) writes one then, holding
  * what start-up compiled, unless its cache came from such a run already (its first byte says which). The cache
- * only saves time: when the folder is not safe, or V8 rejects the cache (another Node, or damaged), the program
- * is compiled from its source as before, silently. With RELEASE_CODE_CACHE_DEBUG=1 the launcher writes one line
+ * only saves time: when the folder is a temporary one (see privateCacheDir), nothing is kept, and when V8 rejects
+ * the cache (another Node, or damaged), the program is compiled from its source as before, silently. With RELEASE_CODE_CACHE_DEBUG=1 the launcher writes one line
  * to stderr saying which cache it tried and whether it was used: `code cache: <none|local|shipped>
  * [accepted|rejected]` (rejected: untrusted, not this program's, damaged, or refused by V8).
  */
@@ -179,9 +213,12 @@ ${privateCacheDirSource(name)}
   try {
     const node = JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""]);
     const key = require("node:crypto").createHash("sha256").update(node).digest("hex").slice(0, 16);
-    cacheFile = join(privateCacheDir("code compiled from this program"), ${JSON.stringify(`${name}-${digest}-`)} + key + ".code-cache");
-    cached = readFileSync(cacheFile);
-    from = "local";
+    const { dir, lasting } = privateCacheDir("code compiled from this program");
+    if (lasting) {
+      cacheFile = join(dir, ${JSON.stringify(`${name}-${digest}-`)} + key + ".code-cache");
+      cached = readFileSync(cacheFile);
+      from = "local";
+    }
   } catch {}
   if (cached === undefined) {
     let fd = null;

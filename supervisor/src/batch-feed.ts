@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
 import { readHomeHeight } from "./home-height.js";
 import type { NodeApi } from "./node-api.js";
+import { ProcessLock } from "./process-lock.js";
 import { type UpgradePlan, validatePlan } from "./upgrade-info.js";
 import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
@@ -17,6 +19,41 @@ export function readBatch(path: string): UpgradePlan[] {
   }
   if (!Array.isArray(doc)) throw new VisorError("UPGRADE_INFO", `${path}: expected a JSON array of plans`);
   return doc.map((p, i) => validatePlan(p, `${path}[${i}]`)).sort((a, b) => a.height - b.height);
+}
+
+function writeBatch(path: string, plans: readonly UpgradePlan[]): void {
+  if (plans.length) writeFileAtomic(path, JSON.stringify(plans));
+  else rmSync(path, { force: true });
+}
+
+/** How long add-upgrade waits for the batch file's lock, which a running visor holds for milliseconds. */
+const BATCH_LOCK_WAIT_MS = 10_000;
+
+/**
+ * Rewrites the batch file under its lock: `edit` gets the plans as they are now, and its answer replaces them. The
+ * running visor's feed takes the same lock to remove the entry it writes into upgrade-info.json, so neither loses
+ * what the other wrote meanwhile (an entry add-upgrade queued, an entry already fed coming back).
+ */
+export async function editBatch(
+  layout: VisorLayout,
+  edit: (plans: UpgradePlan[]) => UpgradePlan[],
+): Promise<void> {
+  const deadline = Date.now() + BATCH_LOCK_WAIT_MS;
+  let lock = await ProcessLock.tryTake(layout.batchLockDir);
+  while (!lock) {
+    if (Date.now() > deadline)
+      throw new VisorError(
+        "UPGRADE_INFO",
+        `${layout.batchFile} stays locked by another process (${layout.batchLockDir})`,
+      );
+    await sleep(20);
+    lock = await ProcessLock.tryTake(layout.batchLockDir);
+  }
+  try {
+    writeBatch(layout.batchFile, edit(readBatch(layout.batchFile)));
+  } finally {
+    await lock.release();
+  }
 }
 
 /** After the home's own height could not be read, the next read waits this long, doubling up to the cap. */
@@ -70,7 +107,7 @@ export class BatchFeed {
         reported,
         highest: this.highest,
       });
-    const [next, ...rest] = batch;
+    const [next] = batch;
     if (this.highest < next.height - 1 || Date.now() < this.retryAt) return;
     let home: { height: number; from: string };
     try {
@@ -97,17 +134,26 @@ export class BatchFeed {
       return;
     }
     this.warned = "";
-    writeFileAtomic(
-      layout.upgradeInfoFile,
-      JSON.stringify({
-        name: next.name,
-        time: "0001-01-01T00:00:00Z",
-        height: next.height,
-        info: next.info,
-      }),
-    );
-    if (rest.length) writeFileAtomic(layout.batchFile, JSON.stringify(rest));
-    else rmSync(layout.batchFile, { force: true });
+    // add-upgrade may be editing the file: then the next tick feeds the entry.
+    const lock = await ProcessLock.tryTake(layout.batchLockDir);
+    if (!lock) return;
+    try {
+      // The file as it is now: an entry queued meanwhile stays, one removed or moved meanwhile is not fed.
+      const [head, ...rest] = readBatch(layout.batchFile);
+      if (head?.name !== next.name || head.height !== next.height) return;
+      writeFileAtomic(
+        layout.upgradeInfoFile,
+        JSON.stringify({
+          name: head.name,
+          time: "0001-01-01T00:00:00Z",
+          height: head.height,
+          info: head.info,
+        }),
+      );
+      writeBatch(layout.batchFile, rest);
+    } finally {
+      await lock.release();
+    }
     logger.info("batch upgrade due", {
       plan: next.name,
       height: next.height,

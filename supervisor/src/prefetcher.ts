@@ -41,7 +41,8 @@ export class Prefetcher {
       if (plan === undefined) return;
       this.removeStale(plan?.name);
       if (!plan?.info || !config.allowDownloadBinaries) return;
-      const key = `${plan.name}|${plan.info}`;
+      // Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c".
+      const key = JSON.stringify([plan.name, plan.info]);
       if (this.handled === key) return;
       this.handled = key;
       status.update({ prefetch: { plan: plan.name, state: "downloading" } });

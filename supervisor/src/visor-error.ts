@@ -15,6 +15,7 @@ export type VisorErrorCode =
   | "SIGNATURE"
   | "NODE_API"
   | "HOME_HEIGHT"
+  | "HOME_IN_USE"
   | "ROLLBACK"
   | "ROLLED_BACK";
 

@@ -77,8 +77,19 @@ export class VisorLayout {
     return join(this.root, "visor-status.json");
   }
 
+  /** The pid of the visor process holding the home's lock (see VisorHomeLock). */
   get pidFile(): string {
     return join(this.root, "visor.pid");
+  }
+
+  /** The lock of the visor process that supervises or rewrites the home (see VisorHomeLock). */
+  get lockDir(): string {
+    return join(this.root, "visor.lock");
+  }
+
+  /** The lock of whoever edits the batch file: the running visor's batch feed, or add-upgrade. */
+  get batchLockDir(): string {
+    return join(this.root, "batch.lock");
   }
 
   /**

@@ -17,7 +17,6 @@ import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
-import { VisorPidFile } from "./visor-pid-file.js";
 import { StatusFile } from "./visor-status.js";
 
 type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kind: "stopped"; code: number };
@@ -35,6 +34,7 @@ const SAME_STOP_WINDOW_MS = 250;
  * a fallback), stops the daemon when an upgrade is due, applies it and starts the new binary. An upgrade named
  * in upgrade-info.json that `current` does not run yet is applied before anything is launched, so one is never
  * missed: not when the daemon was down at the height, nor when the file appeared while visor was down.
+ * Its caller holds the home's lock (VisorHomeLock) throughout, so it is the only visor on the home.
  */
 export class VisorRunner {
   private child: ChildProcess | null = null;
@@ -99,8 +99,6 @@ export class VisorRunner {
     };
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
     for (const s of signals) process.on(s, forward);
-    const pidFile = new VisorPidFile(this.layout.pidFile);
-    pidFile.claim();
     cleanStaging(this.layout);
     await stopOrphanedDaemon(this.status.previous, {
       logger: this.deps.logger,
@@ -150,7 +148,6 @@ export class VisorRunner {
       for (const s of signals) process.off(s, forward);
       this.api.close();
       await this.notifier.drain();
-      pidFile.release();
     }
   }
 

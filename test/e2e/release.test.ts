@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   cpSync,
   existsSync,
@@ -15,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { goPlatform } from "@chaind/core/go-platform";
-import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
+import { listenOnPickedPorts, useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { LineCollector } from "@chaind/harness/line-collector";
 import { execa } from "execa";
 import { x as extractTar, t as listTar } from "tar";
@@ -23,6 +24,50 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRelease } from "../../scripts/release.js";
 import { aliceSendArgs } from "../node/helpers/chaind-process.js";
 import { sha256File } from "../supervisor/visor-home.js";
+
+/** A user id no account of the test machine's has: the squatter's. */
+const OTHER_USER = 4242;
+
+/** The fresh private folders (mkdtemp's `chaind-native-XXXXXX`) in `tmp`. */
+const temporaryCacheDirs = (tmp: string) => readdirSync(tmp).filter((f) => /^chaind-native-[\w]{6}$/.test(f));
+
+/**
+ * Starts `bin` on `home` (listeners already set) with `env`, waits for its RPC, sends twice (the second send
+ * starts the signature thread, which loads the library the main thread unpacked), waits for a block holding one, calls
+ * `running`, stops it and answers everything it logged.
+ */
+async function runsAndSigns(
+  bin: string,
+  home: string,
+  to: string,
+  env: Record<string, string | undefined> = {},
+  running: () => void = () => {},
+): Promise<string> {
+  const start = execa(bin, ["start", "--home", home], { reject: false, all: true, buffer: false, env });
+  const out = new LineCollector(start.all!);
+  try {
+    // The RPC's HTTP thread runs the code the release embeds for it.
+    const rpc = (await out.waitFor(/rpc listening address=(\S+)/))[1];
+    const status = (await (await fetch(`${rpc}/status`)).json()) as {
+      result: { node_info: { network: string } };
+    };
+    expect(status.result.node_info.network).toMatch(/-1$/);
+    for (let i = 0; i < 2; i++) {
+      const sent = await execa(bin, aliceSendArgs(home, rpc, to), { reject: false, env });
+      expect(sent.exitCode, sent.stderr).toBe(0);
+    }
+    await out.waitFor(/signature thread ready .*library=libsecp256k1/);
+    await out.waitFor(/committed block .*txs=[1-9]/);
+    running();
+  } finally {
+    start.kill("SIGTERM");
+  }
+  const done = await start;
+  const logged = out.lines.join("\n");
+  expect(done.exitCode, logged).toBe(0);
+  expect(logged).not.toMatch(/could not be loaded|signature thread (failed|exited)/);
+  return logged;
+}
 
 describe("npm run release", () => {
   let out: string;
@@ -87,27 +132,93 @@ describe("npm run release", () => {
       1,
     );
     await useFreeListenerPorts(home);
-    const start = execa(bin, ["start", "--home", home], { reject: false, all: true, buffer: false });
-    const out = new LineCollector(start.all!);
-    // The RPC's HTTP thread runs the code the release embeds for it.
-    const rpc = (await out.waitFor(/rpc listening address=(\S+)/))[1];
-    const status = (await (await fetch(`${rpc}/status`)).json()) as {
-      result: { node_info: { network: string } };
-    };
-    expect(status.result.node_info.network).toBe("release-1");
-    // So does the signature thread, which starts with the second send (its signer has signed before) and loads
-    // the library the main thread unpacked.
     const to = JSON.parse(made.stdout).keys[1].address as string;
-    for (let i = 0; i < 2; i++) {
-      const sent = await execa(bin, aliceSendArgs(home, rpc, to), { reject: false });
-      expect(sent.exitCode, sent.stderr).toBe(0);
+    await runsAndSigns(bin, home, to);
+  });
+
+  it("keeps its native libraries and compiled code out of reach of other users: a squatted cache path does not stop it", async () => {
+    // As another user would: the shared temporary folder (its own TMPDIR here) holds the name an older release
+    // used, chaind-native-<uid>, made first by uid 4242; HOME is the user's, XDG_CACHE_HOME unset.
+    const box = join(unpacked, "squatted");
+    const tmp = join(box, "tmp");
+    const user = join(box, "user");
+    mkdirSync(tmp, { recursive: true });
+    chmodSync(tmp, 0o1777);
+    mkdirSync(user);
+    const old = join(tmp, `chaind-native-${process.getuid!()}`);
+    mkdirSync(old, { mode: 0o755 });
+    chownSync(old, OTHER_USER, OTHER_USER);
+    const env = { HOME: user, TMPDIR: tmp, XDG_CACHE_HOME: undefined };
+    // Without the code cache the release ships, so its first run keeps one of its own.
+    const bin = join(box, "bin", "chaind");
+    cpSync(join(unpacked, "bin", "swagger-ui"), join(box, "bin", "swagger-ui"), { recursive: true });
+    copyFileSync(join(unpacked, "bin", "chaind"), bin);
+    chmodSync(bin, 0o755);
+    const home = join(box, "node");
+    const made = await execa(
+      bin,
+      ["testnet", "--home", home, "--chain-id", "squat-1", "--block-time", "100ms"],
+      {
+        reject: false,
+        env,
+      },
+    );
+    expect(made.exitCode, made.stderr).toBe(0);
+    const to = JSON.parse(made.stdout).keys[1].address as string;
+    listenOnPickedPorts(home);
+    await runsAndSigns(bin, home, to, env);
+    // Everything went to the user's cache home, private; the squatted folder was left alone.
+    const cacheDir = join(user, ".cache", "chaind-native");
+    expect(statSync(cacheDir).mode & 0o077).toBe(0);
+    const kept = readdirSync(cacheDir);
+    const libraries = kept.filter((f) => /^(classic-level|secp256k1)[\w.]*-[0-9a-f]{16}\.node$/.test(f));
+    expect(libraries).toHaveLength(2);
+    expect(kept.filter((f) => f.endsWith(".code-cache")).length).toBeGreaterThan(0);
+    expect(readdirSync(old)).toEqual([]);
+    expect(temporaryCacheDirs(tmp)).toEqual([]);
+
+    // The cache folder itself taken by another user, then a file in its place: the node still runs (and its
+    // signature thread loads the library the main thread wrote), from a fresh private folder it removes at exit.
+    const squats: [string, () => void][] = [
+      [
+        "a folder of another user's",
+        () => {
+          rmSync(cacheDir, { recursive: true });
+          mkdirSync(cacheDir, { mode: 0o755 });
+          chownSync(cacheDir, OTHER_USER, OTHER_USER);
+        },
+      ],
+      [
+        "a file",
+        () => {
+          rmSync(cacheDir, { recursive: true });
+          writeFileSync(cacheDir, "");
+        },
+      ],
+    ];
+    for (const [what, squat] of squats) {
+      squat();
+      const whileRunning: string[][] = [];
+      const logged = await runsAndSigns(bin, home, to, env, () => {
+        const dirs = temporaryCacheDirs(tmp);
+        whileRunning.push(dirs, dirs.length === 1 ? readdirSync(join(tmp, dirs[0])) : []);
+        for (const d of dirs) expect(statSync(join(tmp, d)).mode & 0o777, what).toBe(0o700);
+      });
+      expect(logged, what).toContain(`warning: ${cacheDir} is not a private folder of this user's`);
+      expect(whileRunning[0], what).toHaveLength(1);
+      expect(
+        whileRunning[1].filter((f) => f.endsWith(".node")),
+        what,
+      ).toHaveLength(2);
+      expect(temporaryCacheDirs(tmp), what).toEqual([]);
+      if (statSync(cacheDir).isDirectory()) expect(readdirSync(cacheDir), what).toEqual([]);
     }
-    await out.waitFor(/signature thread ready .*library=libsecp256k1/);
-    start.kill("SIGTERM");
-    const done = await start;
-    expect(done.exitCode, out.lines.join("\n")).toBe(0);
-    expect(out.lines.join("\n")).toMatch(/committed block .*height=2/);
-    expect(out.lines.join("\n")).not.toMatch(/could not be loaded|signature thread (failed|exited)/);
+
+    // No HOME at all: a private temporary folder too, without a warning.
+    const homeless = await execa(bin, ["version"], { env: { ...env, HOME: undefined } });
+    expect(homeless.stdout).toBe("9.8.7");
+    expect(homeless.stderr).toBe("");
+    expect(temporaryCacheDirs(tmp)).toEqual([]);
   });
 
   it("compiles its program once into the private cache and then runs from it; a damaged cache is replaced, an unsafe folder unused", async () => {

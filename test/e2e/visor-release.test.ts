@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
+  chownSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -27,6 +28,8 @@ const VERSION = (
   JSON.parse(readFileSync(join(ROOT, "supervisor", "package.json"), "utf8")) as { version: string }
 ).version;
 const FAKE_DAEMON = join(ROOT, "fixtures", "daemons", "fake-daemon.cjs");
+/** A user id no account of the test machine's has: the squatter's. */
+const OTHER_USER = 4242;
 const COMMANDS = [
   "init",
   "run",
@@ -137,11 +140,61 @@ describe("npm run release -- --visor", () => {
     expect(replanted.exitCode, replanted.stderr).toBe(0);
     expect(readFileSync(join(dir, library)).equals(embedded)).toBe(true);
 
+    // A folder others could write to is not used (a run takes a private temporary one), nor written to.
+    writeFileSync(join(dir, library), "planted");
     chmodSync(dir, 0o777);
-    const open = await visor(["version", "--cosmovisor-only"]);
-    expect(open.exitCode).not.toBe(0);
-    expect(open.stderr).toContain(`${dir} holds the LevelDB library this program loads`);
-    chmodSync(dir, 0o700);
+    try {
+      const open = await visor(["version", "--cosmovisor-only"]);
+      expect(open.exitCode, open.stderr).toBe(0);
+      expect(open.stderr).toContain(`warning: ${dir} is not a private folder of this user's`);
+      expect(readFileSync(join(dir, library), "utf8")).toBe("planted");
+    } finally {
+      chmodSync(dir, 0o700);
+    }
+  });
+
+  it("runs a daemon through an upgrade when another user holds its cache path: the old shared one, or its own", async () => {
+    // As another user would: the shared temporary folder (its own TMPDIR here) holds the name an older release
+    // used, visor-native-<uid>, made first by uid 4242; HOME is the user's, XDG_CACHE_HOME unset.
+    const box = join(work, "squatted");
+    const tmp = join(box, "tmp");
+    const user = join(box, "user");
+    mkdirSync(tmp, { recursive: true });
+    chmodSync(tmp, 0o1777);
+    mkdirSync(user);
+    const old = join(tmp, `visor-native-${process.getuid!()}`);
+    mkdirSync(old, { mode: 0o755 });
+    chownSync(old, OTHER_USER, OTHER_USER);
+    const temporary = () => readdirSync(tmp).filter((f) => /^visor-native-\w{6}$/.test(f));
+    const upgrade = () =>
+      upgradeForeignDaemon({
+        fileName: "fake-v2.gz",
+        release: (b) => compress(b, "gzip"),
+        planInfo: (s, a) =>
+          JSON.stringify({
+            binaries: {
+              any: `${s.url("fake-v2.gz")}?checksum=sha512:${createHash("sha512").update(a).digest("hex")}`,
+            },
+          }),
+        visor: { file: join(unpacked, "bin", "visor"), env: { PATH: nodeOnly, HOME: user, TMPDIR: tmp } },
+      });
+    const first = await upgrade();
+    expect(first, first.output).toMatchObject({ code: 0, current: "upgrades/v2" });
+    const cacheDir = join(user, ".cache", "visor-native");
+    expect(statSync(cacheDir).mode & 0o077).toBe(0);
+    expect(readdirSync(cacheDir).filter((f) => /^classic-level-[0-9a-f]{16}\.node$/.test(f))).toHaveLength(1);
+    expect(readdirSync(old)).toEqual([]);
+    expect(temporary()).toEqual([]);
+
+    // Its own cache folder taken too: a fresh private one in the temporary folder, removed as visor exits.
+    rmSync(cacheDir, { recursive: true });
+    mkdirSync(cacheDir, { mode: 0o755 });
+    chownSync(cacheDir, OTHER_USER, OTHER_USER);
+    const second = await upgrade();
+    expect(second, second.output).toMatchObject({ code: 0, current: "upgrades/v2" });
+    expect(second.output).toContain(`warning: ${cacheDir} is not a private folder of this user's`);
+    expect(readdirSync(cacheDir)).toEqual([]);
+    expect(temporary()).toEqual([]);
   });
 
   it("unpacks every release format with the decoders it bundles: zip, tar.xz, tar.zst, tar.bz2, bare .gz", async () => {

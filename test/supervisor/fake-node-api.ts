@@ -26,6 +26,8 @@ export class FakeNodeApi {
   /** The height it claims; by default the fake daemon's own (data/height of `home`). */
   height: () => number;
   plan: FakePlan | null = null;
+  /** While set, every answer waits for it: a test holds visor's request in flight to act meanwhile. */
+  hold: Promise<void> | null = null;
 
   private constructor(
     private readonly server: Server,
@@ -66,6 +68,11 @@ export class FakeNodeApi {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     this.requests++;
+    if (this.hold) void this.hold.then(() => this.answer(req, res));
+    else this.answer(req, res);
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse): void {
     const json = (status: number, body: unknown): void => {
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     };

@@ -203,7 +203,7 @@ describe("visor: rolling back an upgrade whose new binary never commits a block"
     const refused = await h.visor(["rollback"]);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toMatch(
-      /^Error: visor \(pid \d+\) still runs on .*: stop it first, then run visor rollback/,
+      /^Error: visor \(pid \d+, recorded in \S+visor\.pid\) still runs on .*: stop it first, then run visor rollback$/m,
     );
 
     // A visor killed with SIGKILL leaves its pid file and its daemon behind: the daemon still refuses a rollback.

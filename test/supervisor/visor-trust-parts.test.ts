@@ -16,6 +16,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { type Logger, silentLogger } from "@chaind/core/logger";
@@ -24,6 +25,7 @@ import { Level } from "level";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sourceDiffers, sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
 import { BatchFeed } from "../../supervisor/src/batch-feed.js";
+import { addUpgradeCommand } from "../../supervisor/src/cli/visor-commands.js";
 import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
 import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
@@ -609,6 +611,42 @@ describe("batch upgrades: the highest trusted height says when to look, the home
     for (let i = 0; i < 3; i++) await feed.tick();
     expect(existsSync(layout.upgradeInfoFile)).toBe(false);
     expect(existsSync(layout.batchFile)).toBe(true);
+  });
+
+  it("keeps an entry add-upgrade queues while the feed is between reading the batch file and writing it", async () => {
+    const feed = new BatchFeed({ layout, api, logger: silentLogger });
+    // The node's height is known (the home is behind yet); then the home reaches it.
+    reported = 99;
+    await feed.tick();
+    expect(existsSync(layout.upgradeInfoFile)).toBe(false);
+    await store.put("blockStore", blockStoreProto(99));
+    // The feed reads [v2] and asks the node for its height, which the test holds in flight...
+    let answer = () => {};
+    node.hold = new Promise((r) => {
+      answer = r;
+    });
+    const asked = node.requests;
+    const tick = feed.tick();
+    try {
+      for (let i = 0; i < 400 && node.requests === asked; i++) await sleep(10);
+      expect(node.requests).toBeGreaterThan(asked);
+      // ... while an operator queues v3, as add-upgrade does beside a running visor.
+      const binary = join(root, "fake-v3");
+      writeFileSync(binary, "#!/bin/sh\n", { mode: 0o755 });
+      const config = loadVisorConfig({ DAEMON_HOME: root, DAEMON_NAME: "fake" });
+      await addUpgradeCommand(config, "v3", binary, { force: false, height: 200 });
+    } finally {
+      node.hold = null;
+      answer();
+    }
+    await tick;
+    expect(JSON.parse(readFileSync(layout.upgradeInfoFile, "utf8"))).toMatchObject({
+      name: "v2",
+      height: 100,
+    });
+    expect(JSON.parse(readFileSync(layout.batchFile, "utf8"))).toEqual([
+      { name: "v3", height: 200, info: "" },
+    ]);
   });
 
   it("waits while the home is behind, and writes the entry at the first tick after the home reaches the height", async () => {

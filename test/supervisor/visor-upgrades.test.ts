@@ -295,11 +295,13 @@ describe("visor: cosmovisor's contract with a daemon that is not chaind", () => 
       expect(await v.exit()).toBe(1);
       expect(v.output).toContain("Error: invalid upgrade name");
     }
+    // Nothing but what any run leaves (visor.lock/ is kept: only its lock comes and goes).
     expect(readdirSync(join(h.home, "cosmovisor")).sort()).toEqual([
       "config.toml",
       "current",
       "genesis",
       "visor-status.json",
+      "visor.lock",
     ]);
   });
 

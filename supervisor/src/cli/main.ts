@@ -3,6 +3,7 @@ import { hideBin } from "yargs/helpers";
 import { redactUrls } from "../url-redaction.js";
 import { configuredSettings, type LoadOptions, loadVisorConfig, type VisorConfig } from "../visor-config.js";
 import { exitStatusOf, VisorError } from "../visor-error.js";
+import { VisorHomeLock } from "../visor-home-lock.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
 import { VisorMetrics } from "../visor-metrics.js";
@@ -36,12 +37,19 @@ function settings(
 async function run(args: string[], configFile?: string): Promise<number> {
   const config = settings(loadVisorConfig, { configFile, requireLayout: true });
   const logger = visorLogger(config);
-  const metrics = config.metricsAddress ? new VisorMetrics() : null;
-  const server = metrics ? await metrics.listen(config.metricsAddress, { logger }) : null;
+  const layout = new VisorLayout(config);
+  // Before anything else (the metrics listener, the clean-up of staging folders, the orphaned daemon).
+  const lock = await VisorHomeLock.take(layout, "not starting a second visor on it");
   try {
-    return await new VisorRunner(config, new VisorLayout(config), args, { logger, metrics }).run();
+    const metrics = config.metricsAddress ? new VisorMetrics() : null;
+    const server = metrics ? await metrics.listen(config.metricsAddress, { logger }) : null;
+    try {
+      return await new VisorRunner(config, layout, args, { logger, metrics }).run();
+    } finally {
+      await server?.close();
+    }
   } finally {
-    await server?.close();
+    await lock.release();
   }
 }
 

@@ -15,7 +15,7 @@ import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { packageVersion } from "@chaind/core/package-version";
 import { execa } from "execa";
 import { forgetSource } from "../artifact-source.js";
-import { readBatch } from "../batch-feed.js";
+import { editBatch } from "../batch-feed.js";
 import { describeConfig, renderConfigToml } from "../cosmovisor-config-file.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
@@ -27,9 +27,9 @@ import { rollbackUpgrade } from "../upgrade-rollback.js";
 import { redactUrls } from "../url-redaction.js";
 import type { VisorConfig } from "../visor-config.js";
 import { VisorError } from "../visor-error.js";
+import { VisorHomeLock } from "../visor-home-lock.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
-import { VisorPidFile } from "../visor-pid-file.js";
 import { StatusFile } from "../visor-status.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
@@ -139,12 +139,12 @@ export function configCommand(config: VisorConfig, form: "text" | "toml"): void 
  * upgrade is queued in the batch file and happens when the node reaches that height (cosmovisor applies it at
  * once instead, see cosmos-sdk#19227).
  */
-export function addUpgradeCommand(
+export async function addUpgradeCommand(
   config: VisorConfig,
   name: string,
   path: string,
   opts: { force: boolean; height?: number },
-): void {
+): Promise<void> {
   const layout = new VisorLayout(config);
   const dir = layout.upgradeDir(name);
   if (existsSync(layout.binaryIn(dir)) && !opts.force)
@@ -157,22 +157,24 @@ export function addUpgradeCommand(
   // its record does not name is the operator's (installedByVisor). Removed first, a visor-fetched binary left
   // in place would lose the record the halt checks it against.
   forgetSource(dir);
-  if (opts.height !== undefined) queueUpgrade(layout, name, opts.height);
+  if (opts.height !== undefined) await queueUpgrade(layout, name, opts.height);
 }
 
-function queueUpgrade(layout: VisorLayout, name: string, height: number): void {
+async function queueUpgrade(layout: VisorLayout, name: string, height: number): Promise<void> {
   if (!Number.isSafeInteger(height) || height <= 0)
     throw new VisorError("UPGRADE_INFO", `invalid upgrade height ${height}`);
   mkdirSync(layout.dataDir, { recursive: true });
-  const batch = readBatch(layout.batchFile).filter((p) => p.name !== name);
-  batch.push({ name, height, info: "" });
-  batch.sort((a, b) => a.height - b.height);
-  writeFileAtomic(layout.batchFile, JSON.stringify(batch));
+  await editBatch(layout, (plans) =>
+    [...plans.filter((p) => p.name !== name), { name, height, info: "" }].sort((a, b) => a.height - b.height),
+  );
   out(`scheduled ${name} at height ${height} (${layout.batchFile})`);
 }
 
 /** `add-batch-upgrade --upgrade-file <csv> | --upgrade-list name:path:height,...` */
-export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: string; list?: string }): void {
+export async function addBatchUpgradeCommand(
+  config: VisorConfig,
+  opts: { file?: string; list?: string },
+): Promise<void> {
   let entries: string[][];
   if (opts.file) {
     entries = readFileSync(opts.file, "utf8")
@@ -189,7 +191,7 @@ export function addBatchUpgradeCommand(config: VisorConfig, opts: { file?: strin
         "UPGRADE_INFO",
         `invalid batch entry ${JSON.stringify(e.join(":"))}: use name,path,height`,
       );
-    addUpgradeCommand(config, e[0], e[1], { force: true, height: Number(e[2]) });
+    await addUpgradeCommand(config, e[0], e[1], { force: true, height: Number(e[2]) });
   }
 }
 
@@ -259,13 +261,17 @@ export function statusCommand(config: VisorConfig): void {
  */
 export async function rollbackCommand(config: VisorConfig): Promise<void> {
   const layout = new VisorLayout(config);
+  // Held throughout: a visor started meanwhile must not run a daemon on data being restored.
+  const lock = await VisorHomeLock.take(layout, "stop it first, then run visor rollback");
+  try {
+    await rollBack(config, layout);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function rollBack(config: VisorConfig, layout: VisorLayout): Promise<void> {
   const status = new StatusFile(layout.statusFile);
-  const visor = new VisorPidFile(layout.pidFile).otherRunning();
-  if (visor !== null)
-    throw new VisorError(
-      "ROLLBACK",
-      `visor (pid ${visor}) still runs on ${config.home}: stop it first, then run visor rollback (if that pid is no visor, delete ${layout.pidFile})`,
-    );
   const pid = daemonMayRun(status.previous);
   if (pid !== null)
     throw new VisorError(
