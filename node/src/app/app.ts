@@ -13,10 +13,10 @@ import { ChainError, toChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { AnteHandler } from "../modules/auth/ante-handler.js";
-import { computeAppHash } from "../store/app-hash.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import type { ChangeSet } from "../store/change-set.js";
 import type { MultiStore } from "../store/multi-store.js";
+import type { StateDigest } from "../store/state-digest.js";
 import type { BatchOp, StateStore } from "../store/state-store.js";
 import type { AddressCodec } from "./address-codec.js";
 import { rewriteAnyTypeUrls } from "./any-namespace.js";
@@ -131,7 +131,11 @@ export class App {
   private checkState: CacheMultiStore;
   /** Genesis writes wait here until the first block, which commits them with its own changes. */
   private genesisState: CacheMultiStore | null = null;
-  private pending: { height: number; changes: ChangeSet; appHash: Uint8Array } | null = null;
+  private pending: {
+    height: number;
+    changes: ChangeSet;
+    after: { digest: StateDigest; appHash: Uint8Array };
+  } | null = null;
   /** The app's protocol version (ABCI app_version), which the upgrade module raises at each upgrade. */
   appVersion = 0;
 
@@ -197,7 +201,7 @@ export class App {
     await this.deliverGenTxs(genesis, ms, block);
     this.genesisState = ms;
     this.checkState = ms.branch();
-    return { appHash: computeAppHash(this.deps.store.latestAppHash, ms.changeSet()) };
+    return { appHash: this.deps.store.stateAfter(ms.changeSet()).appHash };
   }
 
   /** Runs genesis transactions (gentxs collected into `genutil.gen_txs`) on top of the modules' genesis. */
@@ -318,9 +322,9 @@ export class App {
       for (const m of this.deps.modules) await m.endBlock?.(endCtx);
       events.push(...endCtx.events.events.map((e) => withMode(e, "EndBlock")));
       const changes = ms.changeSet();
-      const appHash = computeAppHash(this.deps.store.latestAppHash, changes);
-      this.pending = { height: req.height, changes, appHash };
-      return { events, txResults, appHash };
+      const after = this.deps.store.stateAfter(changes);
+      this.pending = { height: req.height, changes, after };
+      return { events, txResults, appHash: after.appHash };
     });
   }
 
@@ -344,11 +348,11 @@ export class App {
     return this.lock.run(async () => {
       const p = this.pending;
       if (!p) throw new Error("commit without a finalized block");
-      await this.deps.store.commit(p.height, p.changes, extraOps);
+      await this.deps.store.commit(p.height, p.changes, extraOps, p.after);
       this.pending = null;
       this.genesisState = null;
       this.checkState = new CacheMultiStore(this.deps.store.view());
-      return { height: p.height, appHash: p.appHash };
+      return { height: p.height, appHash: p.after.appHash };
     });
   }
 

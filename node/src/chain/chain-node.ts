@@ -147,6 +147,7 @@ export class ChainNode {
           maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
           blockProtocol: COMET_PROTOCOL.block,
           appProtocol: () => app.appVersion,
+          votingPower: EMBEDDED_VOTING_POWER,
         },
         {
           app,

@@ -2,6 +2,7 @@ import { AddressCodec } from "../app/address-codec.js";
 import { DEC_ONE, formatDec } from "../app/dec.js";
 import type { GenesisDoc } from "../config/genesis.js";
 import { DEFAULT_BECH32_PREFIX } from "../config/genesis.js";
+import type { WeightedValidator } from "../consensus/validator-set-hash.js";
 import { moduleAddress } from "../crypto/address.js";
 import { BONDED_POOL } from "../modules/staking/staking-keeper.js";
 
@@ -79,4 +80,46 @@ export function setGovPeriods(
   const m = /^(\d+)([a-zA-Z][a-zA-Z0-9/:._-]*)$/.exec(g.minDeposit);
   if (!m) throw new Error(`bad minimum deposit ${g.minDeposit}`);
   gov.params.min_deposit = [{ denom: m[2], amount: m[1] }];
+}
+
+/** CometBFT's voting power of bonded tokens: one unit per 10^6 (the SDK's default power reduction). */
+export const POWER_REDUCTION = 1_000_000n;
+
+interface ConsensusValidatorJson {
+  pub_key?: { type?: string; value?: string };
+  power?: string;
+}
+interface StakingValidatorJson {
+  consensus_pubkey?: { "@type"?: string; key?: string };
+  status?: string;
+  tokens?: string;
+}
+
+/**
+ * The validators a genesis starts the chain with, as a light client trusts them: genesis `consensus.validators`
+ * when it lists them (an exported genesis does), else staking's bonded genesis validators (what gentxs and
+ * `testnet` make), with their power. Keys other than ed25519 are left out.
+ */
+export function genesisTrustedValidators(genesis: GenesisDoc): WeightedValidator[] {
+  const listed = (genesis.consensus.validators ?? []) as ConsensusValidatorJson[];
+  if (listed.length > 0)
+    return listed.flatMap((v) =>
+      v.pub_key?.type === "tendermint/PubKeyEd25519" && v.pub_key.value && /^\d+$/.test(v.power ?? "")
+        ? [{ pubKey: new Uint8Array(Buffer.from(v.pub_key.value, "base64")), votingPower: BigInt(v.power!) }]
+        : [],
+    );
+  const staking = (genesis.app_state.staking as { validators?: StakingValidatorJson[] } | undefined)?.validators;
+  return (staking ?? []).flatMap((v) =>
+    v.status === "BOND_STATUS_BONDED" &&
+    v.consensus_pubkey?.["@type"]?.endsWith(".crypto.ed25519.PubKey") &&
+    v.consensus_pubkey.key &&
+    /^\d+$/.test(v.tokens ?? "")
+      ? [
+          {
+            pubKey: new Uint8Array(Buffer.from(v.consensus_pubkey.key, "base64")),
+            votingPower: BigInt(v.tokens!) / POWER_REDUCTION,
+          },
+        ]
+      : [],
+  );
 }

@@ -1,17 +1,20 @@
+import { existsSync, rmSync } from "node:fs";
 import { toHexUpper } from "@chaind/core/hex";
 import { silentLogger } from "@chaind/core/logger";
 import type { Argv, CommandModule } from "yargs";
+import { genesisTrustedValidators } from "../chain/genesis-validators.js";
 import { readGenesisRecord } from "../chain/genesis-record.js";
 import { CliError } from "../client/cli-error.js";
-import { readGenesis } from "../config/genesis.js";
+import { type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { defaultArchiveName, dumpSnapshot, loadSnapshot } from "../snapshots/snapshot-archive.js";
 import { exportSnapshot } from "../snapshots/snapshot-export.js";
 import { snapshotLine } from "../snapshots/snapshot-metadata.js";
-import { restoreSnapshot } from "../snapshots/snapshot-restore.js";
+import { type RestoreTrust, restoreSnapshot } from "../snapshots/snapshot-restore.js";
 import { SnapshotStore } from "../snapshots/snapshot-store.js";
+import { trustedAppHash } from "../snapshots/trusted-app-hash.js";
 import { PRUNING_NOTHING, type PruningOptions, pruningOptions } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
 import type { GlobalArgs } from "./global-options.js";
@@ -91,23 +94,79 @@ function snapshotId(args: SnapshotIdArgs): { height: number; format: number } {
   return { height: positiveInt("height", args.height), format: positiveInt("format", args.format) };
 }
 
-const restoreCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
+interface RestoreArgs extends SnapshotIdArgs {
+  "trusted-app-hash"?: string;
+  "trust-node"?: string;
+}
+
+/**
+ * What the restored state is checked against: the app hash the operator gives, or the one a node they name
+ * serves in a header its commit proves (genesis validators signed it), or both when they agree.
+ */
+async function restoreTrust(args: RestoreArgs, height: number, genesis: GenesisDoc): Promise<RestoreTrust> {
+  const given = args["trusted-app-hash"];
+  const node = args["trust-node"];
+  if (given === undefined && node === undefined)
+    throw new CliError(
+      `nothing to check the snapshot's state against: give --trusted-app-hash <hex> (the app hash of height ${height}, ` +
+        `the app_hash of header ${height + 1} as a node you trust shows it) or --trust-node <rpc address> ` +
+        `(a node whose header ${height + 1} is checked against the genesis validators' signatures)`,
+    );
+  let fromNode: RestoreTrust | undefined;
+  if (node !== undefined) {
+    const trusted = genesisTrustedValidators(genesis);
+    if (trusted.length === 0)
+      throw new CliError("the home's genesis names no ed25519 validator to trust: give --trusted-app-hash instead");
+    const { appHash, blockId } = await step(`cannot verify header ${height + 1} from ${node}`, () =>
+      trustedAppHash(node, height, genesis.chain_id, trusted),
+    );
+    fromNode = { appHash, blockId, source: `header ${height + 1} of ${node}, signed by the genesis validators` };
+  }
+  if (given === undefined) return fromNode!;
+  if (!/^[0-9A-Fa-f]{64}$/.test(given))
+    throw new CliError(`--trusted-app-hash must be 64 hex digits, got ${JSON.stringify(given)}`);
+  const appHash = new Uint8Array(Buffer.from(given, "hex"));
+  if (fromNode && Buffer.compare(fromNode.appHash, appHash) !== 0)
+    throw new CliError(
+      `--trusted-app-hash ${given.toUpperCase()} is not the app hash ${toHexUpper(fromNode.appHash)} of ${fromNode.source}`,
+    );
+  return fromNode ?? { appHash, source: "--trusted-app-hash" };
+}
+
+const restoreCommand: CommandModule<GlobalArgs, RestoreArgs> = {
   command: "restore <height> <format>",
   describe: "Restore app state from local snapshot into this fresh home (the node must be stopped)",
-  builder: idPositionals,
+  builder: (y) =>
+    (idPositionals(y) as Argv<GlobalArgs>)
+      .option("trusted-app-hash", {
+        type: "string",
+        describe: "the app hash the state must have at the snapshot's height (hex), from a source you trust",
+      })
+      .option("trust-node", {
+        type: "string",
+        describe: "an RPC address whose header above the snapshot, verified against the genesis validators, gives the app hash",
+      }) as never,
   handler: async (args) => {
     const { height, format } = snapshotId(args);
+    const layout = new HomeLayout(args.home);
+    const genesis = await step("cannot restore snapshot", () => readGenesis(layout.genesisJson));
+    const trust = await restoreTrust(args, height, genesis);
     const result = await step("cannot restore snapshot", async () => {
-      const layout = new HomeLayout(args.home);
       const snapshots = snapshotStore(args.home);
       const meta = snapshots.require(height, format);
       const target = {
-        chainId: readGenesis(layout.genesisJson).chain_id,
+        chainId: genesis.chain_id,
         validatorAddress: readPrivValidatorKey(layout.privValidatorKey).address,
       };
+      const fresh = !existsSync(layout.dbDir);
       const state = await openState(args.home, pruningOptions(readHomeConfig(layout).app));
       try {
-        return await restoreSnapshot(state, snapshots, meta, target);
+        return await restoreSnapshot(state, snapshots, meta, target, trust);
+      } catch (e) {
+        await state.close();
+        // A refused restore leaves the home as it found it: without a database, if it had none.
+        if (fresh) rmSync(layout.dbDir, { recursive: true, force: true });
+        throw e;
       } finally {
         await state.close();
       }

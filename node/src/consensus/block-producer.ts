@@ -8,6 +8,7 @@ import {
   type BlockID,
   BlockIDSchema,
   BlockMetaSchema,
+  type Commit,
   CommitSchema,
   CommitSigSchema,
   DataSchema,
@@ -21,9 +22,11 @@ import type { TxResult } from "../app/tx-result.js";
 import { sha256 } from "../crypto/sha256.js";
 import type { BlockStore } from "./block-store.js";
 import { crashPoint } from "./crash-point.js";
+import { headerHash } from "./header-hash.js";
 import type { Mempool } from "./mempool.js";
 import { merkleRoot } from "./merkle.js";
 import { type SignState, SignStep } from "./sign-state.js";
+import { validatorSetHash } from "./validator-set-hash.js";
 import type { ValidatorSigner } from "./validator-signer.js";
 import { precommitSignBytes } from "./vote-sign-bytes.js";
 
@@ -36,6 +39,8 @@ export interface BlockProducerOptions {
   /** CometBFT's block protocol version, reported in headers. */
   blockProtocol: number;
   appProtocol: () => number;
+  /** The validator's voting power, as its headers' validators hash counts it. */
+  votingPower: bigint;
 }
 
 export interface CommittedBlock {
@@ -164,6 +169,33 @@ export class BlockProducer {
     }
   }
 
+  /**
+   * The commit of the latest block, which no block carries yet: the validator's precommit as its sign state
+   * recorded it (CometBFT's "seen commit"); undefined when the record is of another block.
+   */
+  async seenCommit(height: number): Promise<Commit | undefined> {
+    const { blocks, signState, signer } = this.deps;
+    const meta = await blocks.meta(height);
+    const last = signState.lastSigned;
+    if (!meta?.blockId || !meta.header?.time || last.height !== BigInt(height) || !last.signature)
+      return undefined;
+    const bytes = precommitSignBytes(this.opts.chainId, BigInt(height), 0, meta.blockId, meta.header.time);
+    if (!last.signBytes || Buffer.compare(last.signBytes, bytes) !== 0) return undefined;
+    return create(CommitSchema, {
+      height: BigInt(height),
+      round: 0,
+      blockId: meta.blockId,
+      signatures: [
+        create(CommitSigSchema, {
+          blockIdFlag: BlockIDFlag.BLOCK_ID_FLAG_COMMIT,
+          validatorAddress: signer.address,
+          timestamp: meta.header.time,
+          signature: last.signature,
+        }),
+      ],
+    });
+  }
+
   /** The validator's precommit of a block: made and recorded in its sign state before anyone can see it. */
   private precommit(height: number, blockId: BlockID, time: Timestamp): Promise<Uint8Array> {
     const { signer, signState } = this.deps;
@@ -261,14 +293,15 @@ export class BlockProducer {
           ]
         : [],
     });
-    const validatorsHash = merkleRoot([sha256(signer.pubKey)]);
+    const validatorsHash = validatorSetHash([{ pubKey: signer.pubKey, votingPower: this.opts.votingPower }]);
     const header = create(HeaderSchema, {
       version: { block: BigInt(this.opts.blockProtocol), app: BigInt(this.opts.appProtocol()) },
       chainId: this.opts.chainId,
       height: BigInt(height),
       time: timestampFromDate(time),
       lastBlockId,
-      lastCommitHash: sha256(toBinary(CommitSchema, lastCommit)),
+      // CometBFT's Commit.Hash: the Merkle root of the commit's signatures.
+      lastCommitHash: merkleRoot(lastCommit.signatures.map((sig) => toBinary(CommitSigSchema, sig))),
       dataHash: merkleRoot(txs.map(txHash)),
       validatorsHash,
       nextValidatorsHash: validatorsHash,
@@ -285,7 +318,7 @@ export class BlockProducer {
       lastCommit,
     });
     const blockBytes = toBinary(BlockSchema, block);
-    const hash = sha256(toBinary(HeaderSchema, header));
+    const hash = headerHash(header);
     const blockId = create(BlockIDSchema, {
       hash,
       partSetHeader: create(PartSetHeaderSchema, { total: 1, hash: sha256(blockBytes) }),

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from "node:crypto";
 
 /** An ed25519 key as CometBFT keeps it: the 32-byte seed is the private key. */
 export interface Ed25519Key {
@@ -6,6 +6,8 @@ export interface Ed25519Key {
   pubKey: Uint8Array;
 }
 
+/** DER of an SPKI ed25519 public key, up to its 32 bytes. */
+const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 /** DER of a PKCS#8 ed25519 private key, up to its 32-byte seed. */
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
@@ -33,4 +35,19 @@ export function generateEd25519Key(): Ed25519Key {
 /** A 64-byte RFC 8032 signature of the message itself (ed25519 hashes internally). */
 export function signEd25519(seed: Uint8Array, message: Uint8Array): Uint8Array {
   return new Uint8Array(sign(null, message, privateKeyOf(seed)));
+}
+
+/** Whether `signature` is `pubKey`'s RFC 8032 signature of `message`; a malformed key or signature is false. */
+export function verifyEd25519(pubKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (pubKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    const key = createPublicKey({
+      key: Buffer.concat([SPKI_ED25519_PREFIX, pubKey]),
+      format: "der",
+      type: "spki",
+    });
+    return verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
 }

@@ -1,10 +1,10 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { toHexUpper } from "@chaind/core/hex";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
-import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
+import { type BlockID, type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
 import { decodeBlockResults } from "../consensus/block-results.js";
 import { BlockStore } from "../consensus/block-store.js";
-import type { StateStore } from "../store/state-store.js";
+import { StateHashMismatchError, type StateStore } from "../store/state-store.js";
 import { SnapshotError } from "./snapshot-error.js";
 import type { SnapshotMetadata } from "./snapshot-metadata.js";
 import { type SnapshotStore, snapshotName } from "./snapshot-store.js";
@@ -20,6 +20,16 @@ import {
 export interface RestoreTarget {
   chainId: string;
   validatorAddress: Uint8Array;
+}
+
+/**
+ * What the restored state is checked against: an app hash the operator trusts for the snapshot's height, where
+ * it came from (for the errors), and, when a verified header gave it, the id of the block at that height.
+ */
+export interface RestoreTrust {
+  appHash: Uint8Array;
+  source: string;
+  blockId?: BlockID;
 }
 
 function decodeProto<T>(what: string, decode: () => T): T {
@@ -70,16 +80,24 @@ async function* itemsOf(records: AsyncIterator<SnapshotRecord>): AsyncIterable<S
 }
 
 /**
- * `snapshots restore`: verifies every chunk first (a corrupted one is refused by name before anything is
- * written), then imports the state and the last block into an empty store. A failure while importing clears
- * the store again, so the home stays fresh and the restore can be retried.
+ * `snapshots restore`: checks the app hash the snapshot claims against the one the operator trusts, verifies
+ * every chunk (a corrupted one is refused by name before anything is written), then imports the state and the
+ * last block into an empty store, recomputing the app hash from the entries as they come. A failure while
+ * importing (a state whose entries hash to another app hash among them) clears the store again, so the home
+ * stays fresh and the restore can be retried.
  */
 export async function restoreSnapshot(
   state: StateStore,
   snapshots: SnapshotStore,
   meta: SnapshotMetadata,
   target: RestoreTarget,
+  trust: RestoreTrust,
 ): Promise<{ items: number; appHash: Uint8Array }> {
+  const name = snapshotName(meta.height, meta.format);
+  if (meta.app_hash !== toHexUpper(trust.appHash))
+    throw new SnapshotError(
+      `snapshot ${name} claims app hash ${meta.app_hash} at height ${meta.height}, but ${trust.source} says it is ${toHexUpper(trust.appHash)}`,
+    );
   if (meta.format !== SNAPSHOT_FORMAT)
     throw new SnapshotError(
       `snapshot format ${meta.format} is not supported (this node restores format ${SNAPSHOT_FORMAT})`,
@@ -96,6 +114,11 @@ export async function restoreSnapshot(
       throw new SnapshotError("the snapshot stream does not start with its bootstrap record");
     const { bootstrap } = first.value;
     const { block, blockMeta, appHash } = checkBootstrap(bootstrap, meta, target);
+    const want = trust.blockId?.hash;
+    if (want && Buffer.compare(blockMeta.blockId?.hash ?? new Uint8Array(), want) !== 0)
+      throw new SnapshotError(
+        `snapshot ${name} brings block ${toHexUpper(blockMeta.blockId?.hash ?? new Uint8Array())} at height ${meta.height}, but ${trust.source} says it is ${toHexUpper(want)}`,
+      );
     const results = decodeProto("last block results", () => decodeBlockResults(bootstrap.blockResults));
     const items = await state.importState(
       meta.height,
@@ -106,6 +129,8 @@ export async function restoreSnapshot(
     return { items, appHash };
   } catch (e) {
     await state.db.clear();
+    if (e instanceof StateHashMismatchError)
+      throw new SnapshotError(`snapshot ${name} is not the state it claims: ${e.message} (${trust.source})`);
     throw e;
   }
 }

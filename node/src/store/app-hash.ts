@@ -1,35 +1,13 @@
-import { createHash, type Hash } from "node:crypto";
-import type { ChangeSet } from "./change-set.js";
+import { createHash } from "node:crypto";
+import type { StateDigest } from "./state-digest.js";
 
-function lengthPrefixed(h: Hash, bytes: Uint8Array): void {
-  const len = Buffer.allocUnsafe(4);
-  len.writeUInt32BE(bytes.length);
-  h.update(len);
-  h.update(bytes);
-}
-
-const TOMBSTONE = Uint8Array.of(0);
-const VALUE = Uint8Array.of(1);
+const DOMAIN = new TextEncoder().encode("chaind app hash v2\0");
 
 /**
- * sha256(previous app hash || sha256(sorted change set)). Every entry is length-prefixed and a deletion is
- * tagged apart from an empty value, so two different change sets never hash alike.
+ * The app hash of a state: SHA-256 over its digest (state-digest.ts), so it commits to every entry of the state
+ * and to nothing else. A snapshot's state is checked against an app hash by recomputing it from the entries.
  */
-export function computeAppHash(prev: Uint8Array, changes: ChangeSet): Uint8Array {
-  const inner = createHash("sha256");
-  const enc = new TextEncoder();
-  for (const c of changes.entries()) {
-    lengthPrefixed(inner, enc.encode(c.store));
-    lengthPrefixed(inner, c.key);
-    if (c.value === null) inner.update(TOMBSTONE);
-    else {
-      inner.update(VALUE);
-      lengthPrefixed(inner, c.value);
-    }
-  }
-  const outer = createHash("sha256");
-  outer.update(prev);
-  outer.update(inner.digest());
-  const d = outer.digest();
+export function appHashOf(digest: StateDigest): Uint8Array {
+  const d = createHash("sha256").update(DOMAIN).update(digest.bytes()).digest();
   return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }

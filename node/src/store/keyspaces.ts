@@ -8,6 +8,7 @@
 export const KEYSPACE = {
   /**
    * 0x00 | "commit" -> JSON {height, appHash, earliest}: the last committed block and oldest readable height.
+   * 0x00 | "stateDigest" -> 512 bytes: the digest of the latest committed state (state-digest.ts).
    * 0x00 | "genesis" -> JSON: genesis.json without app_state, what `start` needs of it once the chain has begun.
    */
   meta: 0x00,

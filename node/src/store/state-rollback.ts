@@ -1,6 +1,6 @@
 import { prefixEnd } from "./prefix-end.js";
 import { type BatchOp, commitMetaOp, HISTORY_INDEX_FORMAT, type StateStore } from "./state-store.js";
-import { StateStoreKeys, splitVersionKey, versionInGroup } from "./state-store-keys.js";
+import { STATE_DIGEST_KEY, StateStoreKeys, splitVersionKey, versionInGroup } from "./state-store-keys.js";
 
 const { latest: latestKeys, versions: versionKeys, changes: changeKeys } = StateStoreKeys;
 
@@ -67,8 +67,12 @@ export async function stateRollbackOps(store: StateStore, appHashBefore: Uint8Ar
     );
   const ops: BatchOp[] = [];
   let indexUndone = store.historyIndexed;
+  const digest = store.stateDigest;
   for (const [name, key] of await keysChangedAt(store, height)) {
     const before = await store.get(name, key, target);
+    const at = await store.get(name, key);
+    if (at !== undefined) digest.remove(name, key, at);
+    if (before !== undefined) digest.add(name, key, before);
     const latestKey = latestKeys.encode([name, key]);
     ops.push(
       before === undefined ? { type: "del", key: latestKey } : { type: "put", key: latestKey, value: before },
@@ -87,6 +91,7 @@ export async function stateRollbackOps(store: StateStore, appHashBefore: Uint8Ar
       earliest: store.earliestHeight,
       ...(indexUndone ? { historyIndex: HISTORY_INDEX_FORMAT } : {}),
     }),
+    { type: "put", key: STATE_DIGEST_KEY, value: digest.bytes() },
   );
   return ops;
 }

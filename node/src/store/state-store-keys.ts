@@ -27,6 +27,8 @@ export const StateStoreKeys = {
 } as const;
 
 export const META_KEY = StateStoreKeys.meta.encode("commit");
+/** The latest state's digest (state-digest.ts), written with each commit's meta record. */
+export const STATE_DIGEST_KEY = StateStoreKeys.meta.encode("stateDigest");
 /** The genesis document without its app state, kept at InitChain (chain/genesis-record.ts). */
 export const GENESIS_KEY = StateStoreKeys.meta.encode("genesis");
 

@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { concatBytes } from "@chaind/core/bytes";
+import { toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
 import type { Level } from "level";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { computeAppHash } from "./app-hash.js";
+import { appHashOf } from "./app-hash.js";
 import type { ChangeSet } from "./change-set.js";
 import { CommittedKVStore } from "./committed-kv-store.js";
 import { escapeBytes, escapedBytesKey } from "./escaped-bytes-key.js";
@@ -16,11 +17,13 @@ import { prefixEnd } from "./prefix-end.js";
 import type { PruningOptions } from "./pruning.js";
 import { MAX_CACHED_SCAN_ENTRIES, ReadCache, type ScanEntry } from "./read-cache.js";
 import { rangeReadId, valueReadId } from "./read-ids.js";
+import { StateDigest } from "./state-digest.js";
 import {
   changesUpTo,
   isVersionIn,
   keyOfGroup,
   META_KEY,
+  STATE_DIGEST_KEY,
   StateStoreKeys,
   splitVersionKey,
   versionInGroup,
@@ -94,6 +97,24 @@ function bounds(base: Uint8Array, opts: IterateOptions): { gte: Uint8Array; lt?:
   return { gte, lt };
 }
 
+/** A state whose entries do not hash to the app hash it was to have. */
+export class StateHashMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StateHashMismatchError";
+  }
+}
+
+/** The digest of every entry of the latest keyspace, in one pass. */
+async function digestOfLatest(db: Db): Promise<StateDigest> {
+  const digest = StateDigest.empty();
+  for await (const [k, v] of db.iterator({ gte: latestKeys.prefix, lt: prefixEnd(latestKeys.prefix) })) {
+    const [store, key] = latestKeys.decode(k);
+    digest.add(store, key, v);
+  }
+  return digest;
+}
+
 /** Enough for every hot key of a busy block; past it a cache starts over rather than grow. */
 const READ_CACHE_ENTRIES = 10_000;
 /** Entries a latest-keyspace scan asks LevelDB for at once: a default page (100) and its next key in one trip. */
@@ -129,6 +150,7 @@ export class StateStore {
     private readonly pruning: PruningOptions,
     private readonly logger: Logger,
     meta: CommitMeta,
+    private digest: StateDigest,
     readCacheEntries: number,
   ) {
     this.meta = meta;
@@ -153,14 +175,43 @@ export class StateStore {
       await db.put(metaOp.key, metaOp.value, { sync: true });
       logger.info("built the history index", { ...built, ms: Math.round(performance.now() - started) });
     }
+    const storedDigest = await db.get(STATE_DIGEST_KEY);
+    let digest = storedDigest ? StateDigest.fromBytes(storedDigest) : StateDigest.empty();
+    // A home committed to by a binary that kept no digest: sum its latest state once.
+    if (meta.height > 0 && !storedDigest) {
+      const started = performance.now();
+      digest = await digestOfLatest(db);
+      await db.put(STATE_DIGEST_KEY, digest.bytes(), { sync: true });
+      logger.info("computed the state digest", { ms: Math.round(performance.now() - started) });
+    }
     return new StateStore(
       db,
       opts.dir,
       opts.pruning,
       logger,
       meta,
+      digest,
       opts.readCacheEntries ?? READ_CACHE_ENTRIES,
     );
+  }
+
+  /** The digest of the latest committed state. */
+  get stateDigest(): StateDigest {
+    return this.digest.clone();
+  }
+
+  /**
+   * The digest and app hash the state will have once `changes` are committed on top of the latest state: each
+   * change takes out the entry it replaces (read from the latest keyspace) and puts in its own.
+   */
+  stateAfter(changes: ChangeSet): { digest: StateDigest; appHash: Uint8Array } {
+    const digest = this.digest.clone();
+    for (const c of changes.entries()) {
+      const old = this.db.getSync(concatBytes(this.prefixesOf(c.store).latest, c.key));
+      if (old !== undefined) digest.remove(c.store, c.key, old);
+      if (c.value !== null) digest.add(c.store, c.key, c.value);
+    }
+    return { digest, appHash: appHashOf(digest) };
   }
 
   get latestHeight(): number {
@@ -427,14 +478,20 @@ export class StateStore {
   }
 
   /** Writes a block's state changes with the caller's records in one batch, then prunes when due. */
-  async commit(height: number, changes: ChangeSet, extraOps: BatchOp[] = []): Promise<Uint8Array> {
+  /** `after`: what stateAfter(changes) answered, when the caller has it already. */
+  async commit(
+    height: number,
+    changes: ChangeSet,
+    extraOps: BatchOp[] = [],
+    after = this.stateAfter(changes),
+  ): Promise<Uint8Array> {
     if (height !== this.nextHeight) {
       throw ChainError.wrap(
         SdkErrors.InvalidHeight,
         `cannot commit height ${height}: the last committed height is ${this.meta.height}${this.meta.height === 0 ? ` (the chain starts at ${this.start.height})` : ""}`,
       );
     }
-    const appHash = computeAppHash(this.latestAppHash, changes);
+    const { appHash, digest } = after;
     const entries = changes.entries();
     const batch = this.db.batch();
     const indexed = this.meta.height === 0 || this.historyIndexed;
@@ -470,12 +527,14 @@ export class StateStore {
     };
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
+    batch.put(STATE_DIGEST_KEY, digest.bytes());
     this.commitEpoch++;
     this.latestReads.clear();
     try {
       // Synced: a block reported committed survives a power cut (docs/RELIABILITY.md, "Durable blocks").
       await batch.write({ sync: true });
       this.meta = meta;
+      this.digest = digest;
       settleIndex?.();
     } catch (e) {
       // What the index remembers may now differ from the records.
@@ -544,7 +603,9 @@ export class StateStore {
   /**
    * Fills an empty store with the state at `height` (a snapshot's), as if that height had just been committed:
    * latest values and their versions at `height`, so reads and pruning go on as usual. Written in batches; the
-   * commit meta (with the caller's records) comes last, so until then the store reads as never committed.
+   * commit meta (with the caller's records) comes last, so until then the store reads as never committed. The
+   * app hash is recomputed from the entries imported: one that is not `appHash` throws before the meta record
+   * is written (the caller clears what was written).
    */
   async importState(
     height: number,
@@ -556,7 +617,9 @@ export class StateStore {
       throw new Error(`cannot import state: the store is at height ${this.meta.height}`);
     let batch = this.db.batch();
     let imported = 0;
+    const digest = StateDigest.empty();
     for await (const { store, key, value } of items) {
+      digest.add(store, key, value);
       batch.put(latestKeys.encode([store, key]), value);
       batch.put(versionKeys.encode([store, key, height]), concatBytes(Uint8Array.of(VALUE), value));
       const head = this.history.importedHead(store, key, height);
@@ -567,6 +630,13 @@ export class StateStore {
         batch = this.db.batch();
       }
     }
+    const restored = appHashOf(digest);
+    if (Buffer.compare(restored, appHash) !== 0) {
+      await batch.close();
+      throw new StateHashMismatchError(
+        `the state imported hashes to app hash ${toHexUpper(restored)}, not the ${toHexUpper(appHash)} it was to have at height ${height}`,
+      );
+    }
     addOps(batch, extraOps);
     const meta: CommitMeta = {
       height,
@@ -576,8 +646,10 @@ export class StateStore {
     };
     const metaOp = commitMetaOp(meta);
     batch.put(metaOp.key, metaOp.value);
+    batch.put(STATE_DIGEST_KEY, digest.bytes());
     await batch.write({ sync: true });
     this.meta = meta;
+    this.digest = digest;
     this.latestReads.clear();
     this.pastReads.clear();
     this.history.forget();

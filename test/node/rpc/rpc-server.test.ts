@@ -10,6 +10,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
+import {
+  commitFromJson,
+  headerFromJson,
+  validatorsFromJson,
+} from "../../../node/src/consensus/light-block-json.js";
+import { verifyHeader } from "../../../node/src/consensus/light-client.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRpcServer } from "../../../node/src/server/rpc/rpc-server.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home.js";
@@ -107,6 +113,7 @@ describe("CometBFT-compatible JSON-RPC", () => {
       "broadcast_tx_async",
       "broadcast_tx_commit",
       "broadcast_tx_sync",
+      "commit",
       "genesis",
       "genesis_chunked",
       "health",
@@ -246,6 +253,28 @@ describe("CometBFT-compatible JSON-RPC", () => {
     expect(vals.result).toMatchObject({ count: "1", total: "1" });
     expect((await rpc("abci_info")).result.response.data).toBe("chaind");
     expect((await rpc("num_unconfirmed_txs")).result.total).toMatch(/^\d+$/);
+  });
+
+  it("commit: a block's commit from the next block (canonical), the latest one's from the validator's own precommit; a light client accepts both", async () => {
+    await node.producer.produce();
+    const latest = node.blocks.height;
+    const validators = validatorsFromJson((await rpc("validators")).result);
+    for (const [height, canonical] of [
+      [latest - 1, true],
+      [latest, false],
+    ] as const) {
+      const answer = (await rpc("commit", { height: String(height) })).result;
+      expect(answer.canonical).toBe(canonical);
+      expect(answer.signed_header.commit.height).toBe(String(height));
+      const header = headerFromJson(answer.signed_header.header);
+      const commit = commitFromJson(answer.signed_header.commit);
+      verifyHeader({ chainId: home.chainId, header, commit, validators, trusted: validators });
+      expect(Buffer.from(commit.blockId!.hash)).toEqual(
+        Buffer.from((await node.blocks.meta(height))!.blockId!.hash),
+      );
+    }
+    const past = await rpc("commit", { height: String(latest + 5) });
+    expect(past.error?.data).toMatch(/must be less than or equal to the current blockchain height/);
   });
 
   // Last: it stops the block producer for good.

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -104,7 +105,7 @@ describe("snapshot source, export and restore (in process, real LevelDB)", () =>
       app_hash: hex(at2).toUpperCase(),
     });
 
-    const restored = await restoreSnapshot(fresh.store, snapshots, meta, target);
+    const restored = await restoreSnapshot(fresh.store, snapshots, meta, target, trusting(at2));
     expect(restored.items).toBe(2);
     const { store } = fresh;
     expect(store.latestHeight).toBe(2);
@@ -136,21 +137,65 @@ describe("snapshot source, export and restore (in process, real LevelDB)", () =>
   });
 
   it("refuses another chain, another validator and a home that holds a chain, and leaves the fresh store empty", async () => {
-    await commitBlock(original, H1);
+    const trust = trusting(await commitBlock(original, H1));
     const meta = await writeSnapshot(await latestSnapshotSource(original.store, target.chainId), snapshots);
     await expect(
-      restoreSnapshot(fresh.store, snapshots, meta, { ...target, chainId: "other" }),
+      restoreSnapshot(fresh.store, snapshots, meta, { ...target, chainId: "other" }, trust),
     ).rejects.toThrow("snapshot 1/1 is of chain snap-chain, but this home's genesis is of chain other");
     await expect(
-      restoreSnapshot(fresh.store, snapshots, meta, { ...target, validatorAddress: new Uint8Array(20) }),
+      restoreSnapshot(
+        fresh.store,
+        snapshots,
+        meta,
+        { ...target, validatorAddress: new Uint8Array(20) },
+        trust,
+      ),
     ).rejects.toThrow(
       /^snapshot 1\/1 was produced by validator 07070707.*, but this home's priv_validator_key.json/,
     );
     expect(await fresh.store.isEmpty()).toBe(true);
-    await expect(restoreSnapshot(original.store, snapshots, meta, target)).rejects.toThrow(
+    await expect(restoreSnapshot(original.store, snapshots, meta, target, trust)).rejects.toThrow(
       /it already holds a chain/,
     );
-    await restoreSnapshot(fresh.store, snapshots, meta, target);
+    await restoreSnapshot(fresh.store, snapshots, meta, target, trust);
     expect(fresh.store.latestHeight).toBe(1);
   });
+
+  it("refuses a snapshot whose claimed app hash is not the trusted one, naming both", async () => {
+    const real = await commitBlock(original, H1);
+    const meta = await writeSnapshot(await latestSnapshotSource(original.store, target.chainId), snapshots);
+    const other = new Uint8Array(32).fill(0xab);
+    await expect(
+      restoreSnapshot(fresh.store, snapshots, meta, target, { appHash: other, source: "the operator" }),
+    ).rejects.toThrow(
+      `snapshot 1/1 claims app hash ${hex(real).toUpperCase()} at height 1, but the operator says it is ${"AB".repeat(32)}`,
+    );
+    expect(await fresh.store.isEmpty()).toBe(true);
+  });
+
+  it("refuses a snapshot whose state was changed under the real app hash (chunk hashes recomputed), leaving the home empty", async () => {
+    const real = await commitBlock(original, H1);
+    const meta = await writeSnapshot(await latestSnapshotSource(original.store, target.chainId), snapshots);
+    // A balance raised: bank "b" from "2" to "9", every hash of the snapshot made anew, the app hash kept.
+    const chunk = join(dir, "snapshots", "1", "1", "0");
+    const bytesOf = readFileSync(chunk);
+    const at = bytesOf.indexOf(Buffer.from([0, 0, 0, 1, 0x62, 0, 0, 0, 1, 0x32]));
+    expect(at).toBeGreaterThan(0);
+    bytesOf[at + 9] = 0x39;
+    writeFileSync(chunk, bytesOf);
+    const digest = createHash("sha256").update(bytesOf).digest("hex");
+    const forged = { ...meta, hash: digest, chunk_hashes: [digest] };
+    writeFileSync(join(dir, "snapshots", "1", "1", "metadata.json"), JSON.stringify(forged));
+    await expect(restoreSnapshot(fresh.store, snapshots, forged, target, trusting(real))).rejects.toThrow(
+      new RegExp(
+        `^snapshot 1/1 is not the state it claims: the state imported hashes to app hash [0-9A-F]{64}, not the ${hex(real).toUpperCase()} it was to have at height 1`,
+      ),
+    );
+    expect(await fresh.store.isEmpty()).toBe(true);
+  });
 });
+
+/** Trust in the app hash a test's own chain computed. */
+function trusting(appHash: Uint8Array) {
+  return { appHash, source: "the test's chain" };
+}

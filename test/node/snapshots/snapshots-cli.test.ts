@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,6 +80,98 @@ describe.concurrent("chaind snapshots (real binary, real homes)", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** The app hash of the snapshot's height, as the operator read it off the original chain. */
+  const trust = () => ["--trusted-app-hash", appHashes.get(height)!];
+
+  it("restore refuses without an app hash to trust, and names the two ways to give one", async () => {
+    const home = freshHome(dir, "untrusted", original);
+    expect((await chaind(["snapshots", "load", archive, "--home", home])).exitCode).toBe(0);
+    const r = await chaind(["snapshots", "restore", String(height), "1", "--home", home]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(
+      `Error: nothing to check the snapshot's state against: give --trusted-app-hash <hex> (the app hash of height ${height},`,
+    );
+    expect(r.stderr).toContain("or --trust-node <rpc address>");
+    const bad = await chaind([
+      "snapshots",
+      "restore",
+      String(height),
+      "1",
+      "--trusted-app-hash",
+      "00".repeat(32),
+      "--home",
+      home,
+    ]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toContain(
+      `claims app hash ${appHashes.get(height)} at height ${height}, but --trusted-app-hash says it is ${"00".repeat(32)}`,
+    );
+    expect(readdirSync(join(home, "data")).sort()).toEqual(["snapshots"]);
+  });
+
+  it("--trust-node: header H+1 of a running node, checked against the genesis validators, vouches for the state; a changed state under the real app hash is refused", async () => {
+    // The original chain, going on in a copy of its home: the node an operator would name.
+    const source = join(dir, "source");
+    cpSync(original, source, { recursive: true });
+    setSnapshots(source, 0, 2);
+    const node = new NodeProcess(source);
+    try {
+      const rpc = (await node.waitFor(/\brpc listening address=(\S+)/))[1];
+      await node.waitFor(/committed block /);
+      const home = freshHome(dir, "via-node", original);
+      expect((await chaind(["snapshots", "load", archive, "--home", home])).exitCode).toBe(0);
+      const ok = await chaind([
+        "snapshots",
+        "restore",
+        String(height),
+        "1",
+        "--trust-node",
+        rpc,
+        "--home",
+        home,
+      ]);
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      expect(ok.stdout).toContain(`app hash ${appHashes.get(height)}`);
+
+      // A snapshot whose state was changed, with every chunk hash made anew and the real app hash claimed.
+      const forged = freshHome(dir, "forged", original);
+      expect((await chaind(["snapshots", "load", archive, "--home", forged])).exitCode).toBe(0);
+      const folder = join(forged, "data", "snapshots", String(height), "1");
+      const chunk = readFileSync(join(folder, "0"));
+      const stake = Buffer.from("stake");
+      const at = chunk.lastIndexOf(stake);
+      expect(at).toBeGreaterThan(0);
+      chunk[at - 1] ^= 0x01; // a byte of a stored value changed (a balance raised)
+      writeFileSync(join(folder, "0"), chunk);
+      const digest = createHash("sha256").update(chunk).digest("hex");
+      const meta = JSON.parse(readFileSync(join(folder, "metadata.json"), "utf8"));
+      writeFileSync(
+        join(folder, "metadata.json"),
+        JSON.stringify({ ...meta, hash: digest, chunk_hashes: [digest] }),
+      );
+      const refused = await chaind([
+        "snapshots",
+        "restore",
+        String(height),
+        "1",
+        "--trust-node",
+        rpc,
+        "--home",
+        forged,
+      ]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^Error: cannot restore snapshot: snapshot ${height}/1 is not the state it claims: the state imported hashes to app hash [0-9A-F]{64}, not the ${appHashes.get(height)} it was to have at height ${height} \\(header ${height + 1} of .*, signed by the genesis validators\\)`,
+        ),
+      );
+      expect(readdirSync(join(forged, "data")).sort()).toEqual(["snapshots"]);
+    } finally {
+      await stopNode(node);
+    }
+  });
+
   it("takes a snapshot at every multiple of snapshot-interval and keeps snapshot-keep-recent of them", async () => {
     expect(completed.length).toBeGreaterThanOrEqual(3);
     expect(completed.every((h) => h % INTERVAL === 0)).toBe(true);
@@ -101,7 +194,7 @@ describe.concurrent("chaind snapshots (real binary, real homes)", () => {
     const load = await chaind(["snapshots", "load", archive, "--home", home]);
     expect(load.exitCode, load.stderr).toBe(0);
     expect(load.stdout).toBe(`height: ${height} format: 1 chunks: 1`);
-    const restore = await chaind(["snapshots", "restore", String(height), "1", "--home", home]);
+    const restore = await chaind(["snapshots", "restore", String(height), "1", ...trust(), "--home", home]);
     expect(restore.exitCode, restore.stderr).toBe(0);
     expect(restore.stdout).toMatch(
       new RegExp(
@@ -139,7 +232,7 @@ describe.concurrent("chaind snapshots (real binary, real homes)", () => {
     expect(again.stdout).toBe(`Snapshot created at height ${height}, format 1, chunks 1`);
     expect(snapshotHash(home, height)).toBe(snapshotHash(original, height));
 
-    const twice = await chaind(["snapshots", "restore", String(height), "1", "--home", home]);
+    const twice = await chaind(["snapshots", "restore", String(height), "1", ...trust(), "--home", home]);
     expect(twice.exitCode).toBe(1);
     expect(twice.stderr).toMatch(
       /^Error: cannot restore snapshot: cannot restore into .* it already holds a chain; .*$/,
@@ -153,7 +246,7 @@ describe.concurrent("chaind snapshots (real binary, real homes)", () => {
     const bytes = readFileSync(chunk);
     bytes[bytes.length >> 1] ^= 0x01;
     writeFileSync(chunk, bytes);
-    const restore = await chaind(["snapshots", "restore", String(height), "1", "--home", home]);
+    const restore = await chaind(["snapshots", "restore", String(height), "1", ...trust(), "--home", home]);
     expect(restore.exitCode).toBe(1);
     expect(restore.stderr).toMatch(
       new RegExp(
@@ -175,7 +268,7 @@ describe.concurrent("chaind snapshots (real binary, real homes)", () => {
 
     expect((await chaind(["snapshots", "delete", String(height), "1", "--home", home])).exitCode).toBe(0);
     expect((await chaind(["snapshots", "load", archive, "--home", home])).exitCode).toBe(0);
-    const intact = await chaind(["snapshots", "restore", String(height), "1", "--home", home]);
+    const intact = await chaind(["snapshots", "restore", String(height), "1", ...trust(), "--home", home]);
     expect(intact.exitCode, intact.stderr).toBe(0);
   });
 

@@ -1,10 +1,19 @@
 import type { ChainNode } from "../../chain/chain-node.js";
-import { base64, blockIdJson, blockJson, blockMetaJson, eventsJson, txResultJson } from "./comet-json.js";
+import {
+  base64,
+  blockIdJson,
+  blockJson,
+  blockMetaJson,
+  commitJson,
+  eventsJson,
+  headerJson,
+  txResultJson,
+} from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
 import { hashParam, heightParam, optInt } from "./rpc-params.js";
 
-/** `block`, `block_by_hash`, `block_results` and `blockchain`: blocks from the block store. */
+/** `block`, `block_by_hash`, `block_results`, `commit` and `blockchain`: blocks from the block store. */
 export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
   const { blocks, store } = node;
 
@@ -37,6 +46,22 @@ export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
           validator_updates: [],
           consensus_param_updates: null,
           app_hash: base64((await blocks.meta(height + 1))?.header?.appHash ?? store.latestAppHash),
+        };
+      },
+    },
+    commit: {
+      params: ["height"],
+      run: async (p) => {
+        const height = heightParam(p, blocks.height);
+        const meta = await blocks.meta(height);
+        if (!meta) throw JsonRpcError.internal(`block ${height} is not available`);
+        // A block's commit is in the next block; the latest one's is the validator's own precommit.
+        const next = await blocks.block(height + 1);
+        const commit = next?.lastCommit ?? (await node.producer.seenCommit(height));
+        if (!commit) throw JsonRpcError.internal(`the commit of block ${height} is not available`);
+        return {
+          signed_header: { header: headerJson(meta.header), commit: commitJson(commit) },
+          canonical: next !== undefined,
         };
       },
     },

@@ -35,7 +35,7 @@ export function headerJson(h: Header | undefined) {
   };
 }
 
-function commitJson(c: Commit | undefined) {
+export function commitJson(c: Commit | undefined) {
   return {
     height: String(c?.height ?? 0n),
     round: c?.round ?? 0,
