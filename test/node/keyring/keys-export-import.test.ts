@@ -171,6 +171,15 @@ describe.concurrent("chaind keys export / import / import-hex / rename / mnemoni
     for (const [text, re] of cases) {
       expect(() => parseArmoredPrivateKey(text)).toThrow(re);
     }
+    // A crafted KDF: 4 GiB of memory (n=2^20, r=32), or minutes of work (a huge p), asked of the operator.
+    for (const [params, re] of [
+      ["n=1048576,r=32,p=1", /n=1048576, r=32 would take 4096 MiB, over the 256 MiB allowed/],
+      ["n=262144,r=8,p=16", /n\*r\*p=33554432 is over the 2097152 allowed/],
+      ["n=3,r=8,p=1", /n must be a power of two/],
+    ] as const) {
+      const crafted = COSMOS_ARMOR.replace("kdf: bcrypt", `kdf: scrypt\nkdfparams: ${params},dklen=32`);
+      expect(() => parseArmoredPrivateKey(crafted)).toThrow(re);
+    }
     // Through the binary: one base64 character changed, so the CRC-24 line no longer matches.
     const home = join(dir, "corrupt");
     const file = join(dir, "corrupt.armor");
@@ -178,6 +187,19 @@ describe.concurrent("chaind keys export / import / import-hex / rename / mnemoni
     const r = await chaind(["keys", "import", "k", file, "--home", home, ...TEST], { input: "123456789\n" });
     expectOneLineError(r, /^Error: invalid armored private key: checksum mismatch/);
     expect(r.stderr).not.toContain("Enter passphrase");
+    const greedy = join(dir, "greedy.armor");
+    writeFileSync(
+      greedy,
+      COSMOS_ARMOR.replace("kdf: bcrypt", "kdf: scrypt\nkdfparams: n=1048576,r=32,p=1,dklen=32"),
+    );
+    const refused = await chaind(["keys", "import", "g", greedy, "--home", home, ...TEST], {
+      input: "123456789\n",
+    });
+    expectOneLineError(
+      refused,
+      /^Error: invalid armored private key: scrypt kdfparams refused: .* over the 256 MiB allowed$/,
+    );
+    expect(refused.stderr).not.toContain("Enter passphrase");
     expectOneLineError(
       await chaind(["keys", "import", "k", join(dir, "missing.armor"), "--home", home, ...TEST]),
       /cannot read key file .*missing\.armor/,

@@ -22,6 +22,7 @@ import bcrypt from "bcryptjs";
 import { ArmorError, decodeArmor, encodeArmor } from "../../crypto/openpgp-armor.js";
 import { secp256k1PublicKey } from "../../crypto/secp256k1.js";
 import { KeyringError } from "./keyring-error.js";
+import { scryptMaxmem, scryptOutOfBounds } from "./scrypt-bounds.js";
 
 const PRIVATE_KEY_BLOCK = "TENDERMINT PRIVATE KEY";
 /** Cosmos's `BcryptSecurityParameter`: the cost its export uses and its import assumes (not in the armor). */
@@ -72,19 +73,17 @@ export function parseArmoredPrivateKey(text: string): ArmoredPrivateKey {
   return { kdf: parseKdf(headers, salt), salt, data };
 }
 
-/** Bounds for `kdf: scrypt` headers: a crafted file must not make us allocate gigabytes. */
-const MAX_SCRYPT_N = 2 ** 20;
-
 function parseKdf(headers: Record<string, string>, salt: Buffer): ArmoredPrivateKey["kdf"] {
   if (headers.kdf === "bcrypt") {
     if (salt.length !== SALT_BYTES) throw invalid(`bcrypt salt must be ${SALT_BYTES} bytes`);
     return { name: "bcrypt" };
   }
   if (headers.kdf === "scrypt") {
-    const m = /^n=(\d+),r=(\d+),p=(\d+),dklen=32$/.exec(headers.kdfparams ?? "");
-    const [n, r, p] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
-    const ok = n >= 2 && n <= MAX_SCRYPT_N && (n & (n - 1)) === 0 && r >= 1 && r <= 32 && p >= 1 && p <= 16;
-    if (!ok) throw invalid(`unsupported scrypt kdfparams "${headers.kdfparams ?? ""}"`);
+    const m = /^n=(\d{1,10}),r=(\d{1,10}),p=(\d{1,10}),dklen=32$/.exec(headers.kdfparams ?? "");
+    if (!m) throw invalid(`unsupported scrypt kdfparams "${headers.kdfparams ?? ""}"`);
+    const [n, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const why = scryptOutOfBounds(n, r, p);
+    if (why) throw invalid(`scrypt kdfparams refused: ${why}`);
     return { name: "scrypt", n, r, p };
   }
   throw invalid(`unrecognized KDF type: ${headers.kdf ?? "(none)"}`);
@@ -126,7 +125,7 @@ function deriveKey(kdf: ArmoredPrivateKey["kdf"], passphrase: string, salt: Buff
   if (kdf.name === "bcrypt") return bcryptKey(passphrase, salt);
   const { n, r, p } = kdf;
   return new Promise((resolve, reject) =>
-    scrypt(passphrase, salt, 32, { N: n, r, p, maxmem: 256 * n * r * p + 2 ** 20 }, (err, key) =>
+    scrypt(passphrase, salt, 32, { N: n, r, p, maxmem: scryptMaxmem(n, r) }, (err, key) =>
       err ? reject(err) : resolve(new Uint8Array(key)),
     ),
   );

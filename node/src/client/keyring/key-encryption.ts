@@ -12,6 +12,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { KeyringError } from "./keyring-error.js";
+import { scryptMaxmem, scryptOutOfBounds } from "./scrypt-bounds.js";
 
 export interface ScryptParams {
   n: number;
@@ -46,19 +47,10 @@ function newParams(): ScryptParams {
   return { ...DEFAULT_SCRYPT, dklen: 32, salt: randomBytes(16).toString("hex") };
 }
 
-/** Files are input too: bound the cost so a crafted file cannot exhaust memory. */
+/** Files are input too: bound the cost so a crafted file cannot exhaust memory or time. */
 function checkParams(k: ScryptParams): void {
   const ok =
-    Number.isInteger(k?.n) &&
-    k.n >= 2 &&
-    k.n <= 2 ** 20 &&
-    (k.n & (k.n - 1)) === 0 &&
-    Number.isInteger(k.r) &&
-    k.r >= 1 &&
-    k.r <= 32 &&
-    Number.isInteger(k.p) &&
-    k.p >= 1 &&
-    k.p <= 16 &&
+    scryptOutOfBounds(k?.n, k?.r, k?.p) === null &&
     k.dklen === 32 &&
     typeof k.salt === "string" &&
     /^([0-9a-f]{2}){8,64}$/.test(k.salt);
@@ -72,7 +64,7 @@ function deriveKey(passphrase: string, k: ScryptParams): Promise<Buffer> {
       passphrase.normalize("NFKC"),
       Buffer.from(k.salt, "hex"),
       k.dklen,
-      { N: k.n, r: k.r, p: k.p, maxmem: 256 * k.n * k.r * k.p + 2 ** 20 },
+      { N: k.n, r: k.r, p: k.p, maxmem: scryptMaxmem(k.n, k.r) },
       (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
