@@ -108,7 +108,8 @@ export function genesisTrustedValidators(genesis: GenesisDoc): WeightedValidator
         ? [{ pubKey: new Uint8Array(Buffer.from(v.pub_key.value, "base64")), votingPower: BigInt(v.power!) }]
         : [],
     );
-  const staking = (genesis.app_state.staking as { validators?: StakingValidatorJson[] } | undefined)?.validators;
+  const staking = (genesis.app_state.staking as { validators?: StakingValidatorJson[] } | undefined)
+    ?.validators;
   return (staking ?? []).flatMap((v) =>
     v.status === "BOND_STATUS_BONDED" &&
     v.consensus_pubkey?.["@type"]?.endsWith(".crypto.ed25519.PubKey") &&

@@ -2,8 +2,8 @@ import { existsSync, rmSync } from "node:fs";
 import { toHexUpper } from "@chaind/core/hex";
 import { silentLogger } from "@chaind/core/logger";
 import type { Argv, CommandModule } from "yargs";
-import { genesisTrustedValidators } from "../chain/genesis-validators.js";
 import { readGenesisRecord } from "../chain/genesis-record.js";
+import { genesisTrustedValidators } from "../chain/genesis-validators.js";
 import { CliError } from "../client/cli-error.js";
 import { type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { readHomeConfig } from "../config/home-config.js";
@@ -116,11 +116,17 @@ async function restoreTrust(args: RestoreArgs, height: number, genesis: GenesisD
   if (node !== undefined) {
     const trusted = genesisTrustedValidators(genesis);
     if (trusted.length === 0)
-      throw new CliError("the home's genesis names no ed25519 validator to trust: give --trusted-app-hash instead");
+      throw new CliError(
+        "the home's genesis names no ed25519 validator to trust: give --trusted-app-hash instead",
+      );
     const { appHash, blockId } = await step(`cannot verify header ${height + 1} from ${node}`, () =>
       trustedAppHash(node, height, genesis.chain_id, trusted),
     );
-    fromNode = { appHash, blockId, source: `header ${height + 1} of ${node}, signed by the genesis validators` };
+    fromNode = {
+      appHash,
+      blockId,
+      source: `header ${height + 1} of ${node}, signed by the genesis validators`,
+    };
   }
   if (given === undefined) return fromNode!;
   if (!/^[0-9A-Fa-f]{64}$/.test(given))
@@ -144,7 +150,8 @@ const restoreCommand: CommandModule<GlobalArgs, RestoreArgs> = {
       })
       .option("trust-node", {
         type: "string",
-        describe: "an RPC address whose header above the snapshot, verified against the genesis validators, gives the app hash",
+        describe:
+          "an RPC address whose header above the snapshot, verified against the genesis validators, gives the app hash",
       }) as never,
   handler: async (args) => {
     const { height, format } = snapshotId(args);

@@ -26,6 +26,7 @@ import { directSignerInfo } from "../client/direct-signing.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
 import { cliSignBytes, type SignModeName, signModeOf, signModeOption } from "../client/sign-mode-option.js";
+import { noteSigned, signingChainId } from "../client/signing-chain.js";
 import { ChainError } from "../errors/chain-error.js";
 import { multisignCommand, signAsMultisigMember, type TxFileTools } from "./tx-multisig.js";
 
@@ -130,7 +131,6 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         return signAsMultisigMember({ ...args, multisig: args.multisig }, types, TOOLS);
       }
       const tx = readTxFile(args.file, types);
-      const defaults = clientDefaults(args.home);
       const prefix = chainPrefix(args.home);
       const key = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
       const signers = signersOf(tx, types, prefix);
@@ -140,15 +140,13 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
           `tx intended signer does not match the given signer: ${args.from} (${key.address}) is not among the signers of this transaction (${signers.join(", ")})`,
         );
       let own: { accountNumber: bigint; sequence: bigint };
-      let chainId = args["chain-id"] || defaults.chainId;
+      const chainId = signingChainId(args["chain-id"], args.home);
       if (args.offline) {
         if (args["account-number"] === undefined || args.sequence === undefined)
           throw new CliError("--offline needs --account-number (-a) and --sequence (-s)");
-        if (!chainId) throw new CliError("--offline needs --chain-id");
         own = { accountNumber: BigInt(args["account-number"]), sequence: BigInt(args.sequence) };
       } else {
         own = await chainAccount(args, key.address);
-        chainId ||= (await call(() => nodeClient(args).status())).node_info.network;
       }
 
       // SIGN_MODE_DIRECT signs the auth info, so it must list every signer (in the order of `signers`) before
@@ -191,6 +189,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         ),
       );
       tx.signatures = signatures;
+      noteSigned(chainId, key.address);
       const out = `${JSON.stringify(txJson(tx, types))}\n`;
       if (args["output-document"]) writeFileSync(args["output-document"], out);
       else process.stdout.write(out);

@@ -20,9 +20,9 @@ import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
 import type { KeySigner, MultiKeyInfo } from "../client/keyring/keyring.js";
-import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-options.js";
-import { nodeClient } from "../client/run-query.js";
+import { type QueryArgs, queryOptions } from "../client/query-options.js";
 import { cliSignBytes } from "../client/sign-mode-option.js";
+import { noteSigned, signingChainId } from "../client/signing-chain.js";
 import { verifySecp256k1 } from "../crypto/secp256k1.js";
 
 /** What `tx sign --multisig` and `tx multisign` share with the other tx file commands. */
@@ -47,20 +47,14 @@ interface AccountArgs extends QueryArgs {
   sequence?: number;
 }
 
-async function signingAccount(
-  args: AccountArgs,
-  address: string,
-  tools: TxFileTools,
-): Promise<SigningAccount> {
-  let chainId = args["chain-id"] || clientDefaults(args.home).chainId;
+async function signingAccount(args: AccountArgs, address: string): Promise<SigningAccount> {
+  const chainId = signingChainId(args["chain-id"], args.home);
   if (args.offline) {
     if (args["account-number"] === undefined || args.sequence === undefined)
       throw new CliError("--offline needs --account-number (-a) and --sequence (-s)");
-    if (!chainId) throw new CliError("--offline needs --chain-id");
     return { chainId, accountNumber: BigInt(args["account-number"]), sequence: BigInt(args.sequence) };
   }
   const { accountNumber, sequence } = await chainAccount(args, address);
-  chainId ||= (await tools.call(() => nodeClient(args).status())).node_info.network;
   return { chainId, accountNumber, sequence };
 }
 
@@ -107,7 +101,7 @@ export async function signAsMultisigMember(
     throw new CliError(`${args.from} is not a member of the multisig key "${multisig.name}"`);
   if (!tools.signersOf(tx, types, prefix).includes(address))
     throw new CliError(`the multisig account ${address} is not among the signers of this transaction`);
-  const account = await signingAccount(args, address, tools);
+  const account = await signingAccount(args, address);
   const out: SignatureFile = {
     signatures: [
       {
@@ -125,6 +119,7 @@ export async function signAsMultisigMember(
       },
     ],
   };
+  noteSigned(account.chainId, `${key.address} for the multisig account ${address}`);
   const text = `${JSON.stringify(out)}\n`;
   if (args["output-document"]) writeFileSync(args["output-document"], text);
   else process.stdout.write(text);
@@ -168,7 +163,7 @@ export function multisignCommand(
         throw new CliError(
           `the multisig account ${info.address} must be this transaction's only signer (it has: ${signers.join(", ")})`,
         );
-      const account = await signingAccount(args, info.address, tools);
+      const account = await signingAccount(args, info.address);
       const bytes = aminoSignBytes(tx, account, types);
       const byMember = collectSignatures(args.signatures ?? [], info, bytes, account.sequence);
       if (byMember.size < info.multisig.threshold)

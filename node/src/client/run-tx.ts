@@ -21,6 +21,7 @@ import type { KeySigner } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
+import { signingChainId } from "./signing-chain.js";
 import type { TxArgs } from "./tx-options.js";
 
 const WAIT_TIMEOUT_MS = 60_000;
@@ -147,7 +148,7 @@ export async function runTx(
     return;
   }
 
-  const chainId = args["chain-id"] || defaults.chainId || (await client.status()).node_info.network;
+  const chainId = signingChainId(args["chain-id"], args.home);
   const { accountNumber, sequence } = await accountOf(key.address);
   const mode = signModeOf(args["sign-mode"] ?? "direct");
   const bodyBytes = encodeBody(parts);

@@ -60,7 +60,10 @@ function blockId(v: unknown, field: string): BlockID {
   const parts = obj(o.parts, `${field}.parts`);
   return create(BlockIDSchema, {
     hash: hex(o.hash, `${field}.hash`),
-    partSetHeader: { total: Number(int(parts.total, `${field}.parts.total`)), hash: hex(parts.hash, `${field}.parts.hash`) },
+    partSetHeader: {
+      total: Number(int(parts.total, `${field}.parts.total`)),
+      hash: hex(parts.hash, `${field}.parts.hash`),
+    },
   });
 }
 
@@ -70,7 +73,10 @@ export function headerFromJson(v: unknown): Header {
   if (typeof h.chain_id !== "string") throw bad("header.chain_id", h.chain_id);
   const field = (name: string) => hex(h[name], `header.${name}`);
   return create(HeaderSchema, {
-    version: { block: int(version.block, "header.version.block"), app: int(version.app ?? "0", "header.version.app") },
+    version: {
+      block: int(version.block, "header.version.block"),
+      app: int(version.app ?? "0", "header.version.app"),
+    },
     chainId: h.chain_id,
     height: int(h.height, "header.height"),
     time: time(h.time, "header.time"),
@@ -101,7 +107,8 @@ export function commitFromJson(v: unknown): Commit {
         blockIdFlag: flag,
         validatorAddress: hex(s.validator_address ?? "", `commit.signatures[${i}].validator_address`),
         timestamp: time(s.timestamp, `commit.signatures[${i}].timestamp`),
-        signature: s.signature === null ? new Uint8Array() : b64(s.signature, `commit.signatures[${i}].signature`),
+        signature:
+          s.signature === null ? new Uint8Array() : b64(s.signature, `commit.signatures[${i}].signature`),
       };
     }),
   });

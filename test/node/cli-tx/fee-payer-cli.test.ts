@@ -125,7 +125,7 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     expect(a1.doc.auth_info.signer_infos).toHaveLength(2);
     expect(a1.doc.signatures).toHaveLength(2);
     expect(a1.doc.signatures[1]).toBe("");
-    expect(a1.stderr).toContain(`still to sign: ${bob.address}`);
+    expect(a1.stderr).toBe(`signed for chain payer-1 by ${alice.address}\nstill to sign: ${bob.address}`);
     const partial = await cli("tx", "broadcast", a1.path);
     expect(partial.exitCode).not.toBe(0);
     expect(partial.stderr.trim()).toBe(
@@ -136,7 +136,7 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     expect(b1.stderr).toContain(`the signatures of ${alice.address} no longer match and were removed`);
     expect(b1.doc.signatures[0]).toBe("");
     const a2 = await sign(b1.path, "alice", "a2.json");
-    expect(a2.stderr).toBe("");
+    expect(a2.stderr).toBe(`signed for chain payer-1 by ${alice.address}`);
     expect(a2.doc.signatures[1]).toBe(b1.doc.signatures[1]);
 
     const sent = await cli("tx", "broadcast", a2.path, "-o", "json");
@@ -153,9 +153,9 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     const gas = Number(JSON.parse(readFileSync(again, "utf8")).auth_info.fee.gas_limit);
     expect(gas).toBeGreaterThan(0);
     const b = await sign(again, "bob", "b.json");
-    expect(b.stderr).toBe(`still to sign: ${alice.address}`);
+    expect(b.stderr).toBe(`signed for chain payer-1 by ${bob.address}\nstill to sign: ${alice.address}`);
     const ab = await sign(b.path, "alice", "ab.json");
-    expect(ab.stderr).toBe("");
+    expect(ab.stderr).toBe(`signed for chain payer-1 by ${alice.address}`);
     const sent2 = await cli("tx", "broadcast", ab.path, "-o", "json");
     expect(sent2.exitCode, sent2.stderr).toBe(0);
     expect((await waitForTx(JSON.parse(sent2.stdout).txhash)).tx_result.code).toBe(0);
@@ -187,11 +187,11 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
       return { path: file(output), stderr: r.stderr };
     };
     const a = await signOffline(unsigned, alice, "off-a.json");
-    expect(a.stderr).toBe(`still to sign: ${bob.address}`);
+    expect(a.stderr).toBe(`signed for chain payer-1 by ${alice.address}\nstill to sign: ${bob.address}`);
     const ab = await signOffline(a.path, bob, "off-ab.json");
     expect(ab.stderr).toContain(`the signatures of ${alice.address} no longer match and were removed`);
     const aba = await signOffline(ab.path, alice, "off-aba.json");
-    expect(aba.stderr).toBe("");
+    expect(aba.stderr).toBe(`signed for chain payer-1 by ${alice.address}`);
     const before = await balance(bob.address);
     const sent = await cli("tx", "broadcast", aba.path, "-o", "json");
     expect(sent.exitCode, sent.stderr).toBe(0);
