@@ -29,19 +29,21 @@ export function addGenesisAccounts(
   const bank = genesis.app_state.bank as BankGenesisJson;
   auth.accounts ??= [];
   bank.balances ??= [];
-  const balances = new Map(bank.balances.map((b) => [b.address, b]));
-  const accounts = new Set(auth.accounts.map((a) => a.address));
+  // Bech32 is one case or the other: lower case names each address once, as its bytes would.
+  const id = (address: string) => address.toLowerCase();
+  const balances = new Map(bank.balances.map((b) => [id(b.address), b]));
+  const accounts = new Set(auth.accounts.map((a) => id(a.address)));
   for (const { address, coins } of entries) {
-    const existing = balances.get(address);
+    const existing = balances.get(id(address));
     if (existing) {
       if (!append) throw new Error(`cannot add account at existing address ${address}`);
       existing.coins = Coins.from(existing.coins).add(coins).toProto();
     } else {
       const added = { address, coins: coins.toProto() };
       bank.balances.push(added);
-      balances.set(address, added);
+      balances.set(id(address), added);
     }
-    if (!accounts.has(address)) {
+    if (!accounts.has(id(address))) {
       auth.accounts.push({
         "@type": "/sdk.auth.v1beta1.BaseAccount",
         address,
@@ -49,7 +51,7 @@ export function addGenesisAccounts(
         account_number: "0",
         sequence: "0",
       });
-      accounts.add(address);
+      accounts.add(id(address));
     }
   }
   // Supply is derived from balances at InitChain; a stale declared supply would fail validation.

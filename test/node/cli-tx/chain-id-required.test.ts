@@ -52,7 +52,7 @@ describe("a CLI without a chain id signs nothing", () => {
       "bank",
       "send",
       "alice",
-      "sdk1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqx8z5d6",
+      "sdk1qurswpc8qurswpc8qurswpc8qurswpc8x6td85",
       "1stake",
       "--fees",
       "100stake",

@@ -105,6 +105,48 @@ describe("home commands", () => {
     expect(r2.stderr).toMatch(/invalid genesis .*genesis.json/);
   });
 
+  it("genesis validate compares addresses as bytes: one account in lower- and upper-case bech32 is a duplicate, and a declared supply must be the balances' sum", async () => {
+    await chaind(["init", "node0", "--chain-id", "cli-chain", "--home", home, "--overwrite"]);
+    const path = join(home, "config/genesis.json");
+    const g = JSON.parse(readFileSync(path, "utf8"));
+    const lower = "sdk1qurswpc8qurswpc8qurswpc8qurswpc8x6td85";
+    const upper = lower.toUpperCase();
+    const five = [{ denom: "stake", amount: "5" }];
+    const account = (address: string) => ({
+      "@type": "/cosmos.auth.v1beta1.BaseAccount",
+      address,
+      pub_key: null,
+      account_number: "0",
+      sequence: "0",
+    });
+    g.app_state.bank.balances = [
+      { address: lower, coins: five },
+      { address: upper, coins: five },
+    ];
+    writeFileSync(path, JSON.stringify(g));
+    const twice = await chaind(["genesis", "validate", "--home", home]);
+    expect(twice.exitCode).toBe(1);
+    expect(twice.stderr).toContain(`bank genesis: duplicate balance for address ${upper}`);
+    g.app_state.bank.balances = [{ address: lower, coins: five }];
+    g.app_state.auth.accounts = [account(lower), account(upper)];
+    writeFileSync(path, JSON.stringify(g));
+    const accounts = await chaind(["genesis", "validate", "--home", home]);
+    expect(accounts.exitCode).toBe(1);
+    expect(accounts.stderr).toContain(
+      `auth genesis: duplicate account found in genesis state; address: ${upper}`,
+    );
+    g.app_state.auth.accounts = [account(lower)];
+    g.app_state.bank.supply = [{ denom: "stake", amount: "10" }];
+    writeFileSync(path, JSON.stringify(g));
+    const supply = await chaind(["genesis", "validate", "--home", home]);
+    expect(supply.exitCode).toBe(1);
+    expect(supply.stderr).toContain("bank genesis: genesis supply is incorrect, expected 10stake got 5stake");
+    g.app_state.bank.supply = five;
+    writeFileSync(path, JSON.stringify(g));
+    const ok = await chaind(["genesis", "validate", "--home", home]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+  });
+
   it("start on a home that does not exist fails with one clear line", async () => {
     const r = await chaind(["start", "--home", join(dir, "nope")]);
     expect(r.exitCode).toBe(1);

@@ -8,6 +8,7 @@ import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.j
 import { fromProtoJson, PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import { mapKey } from "../../store/map-key.js";
 import { type AccountKeeper, AUTH_STORE, defaultAuthParams } from "./account-keeper.js";
 import { FEE_COLLECTOR } from "./ante-handler.js";
 import { AUTH_AMINO_TYPES } from "./auth-amino.js";
@@ -52,10 +53,11 @@ export class AuthModule implements AppModule {
     for (const any of g.accounts) {
       const acc = this.keeper.fromAny(any);
       const addr = acc.base.address;
-      this.keeper.addresses.fromString(addr, "genesis account address");
-      if (seen.has(addr))
+      // By bytes: upper- and lower-case bech32 of one address name one account.
+      const id = mapKey(this.keeper.addresses.fromString(addr, "genesis account address"));
+      if (seen.has(id))
         throw new Error(`auth genesis: duplicate account found in genesis state; address: ${addr}`);
-      seen.add(addr);
+      seen.add(id);
     }
     if ((g.params?.txSigLimit ?? 1n) === 0n) throw new Error("auth genesis: invalid tx signature limit: 0");
   }

@@ -9,6 +9,7 @@ import type { Context } from "../../app/context.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import { mapKey } from "../../store/map-key.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import { BANK_AMINO_TYPES } from "./bank-amino.js";
 import { bankQueryCommand, bankTxCommand } from "./bank-cli.js";
@@ -51,9 +52,10 @@ export class BankModule implements AppModule {
     const seen = new Set<string>();
     let total = Coins.empty();
     for (const b of g.balances) {
-      this.accounts.addresses.fromString(b.address, "genesis balance address");
-      if (seen.has(b.address)) throw new Error(`bank genesis: duplicate balance for address ${b.address}`);
-      seen.add(b.address);
+      // By bytes: the same account in upper- and lower-case bech32 is one account, whose store keeps one balance.
+      const id = mapKey(this.accounts.addresses.fromString(b.address, "genesis balance address"));
+      if (seen.has(id)) throw new Error(`bank genesis: duplicate balance for address ${b.address}`);
+      seen.add(id);
       try {
         total = total.add(Coins.from(b.coins));
       } catch (e) {

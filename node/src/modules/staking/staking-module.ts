@@ -14,6 +14,7 @@ import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
+import { mapKey } from "../../store/map-key.js";
 import type { AccountKeeper } from "../auth/account-keeper.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { STAKING_AMINO_TYPES } from "./staking-amino.js";
@@ -66,11 +67,21 @@ export class StakingModule implements AppModule {
 
   validateGenesis(state: unknown): void {
     const g = this.parse(state);
-    for (const v of g.validators)
-      this.keeper.valoper.fromString(v.operatorAddress, "genesis validator address");
+    // Operators by bytes: one validator in upper- and lower-case bech32 is one validator.
+    const operators = new Set<string>();
+    for (const v of g.validators) {
+      const id = mapKey(this.keeper.valoper.fromString(v.operatorAddress, "genesis validator address"));
+      if (operators.has(id))
+        throw new Error(`staking genesis: duplicate validator in genesis state: ${v.operatorAddress}`);
+      operators.add(id);
+    }
     for (const d of g.delegations) {
       this.keeper.addresses.fromString(d.delegatorAddress, "genesis delegator address");
-      if (!g.validators.some((v) => v.operatorAddress === d.validatorAddress))
+      if (
+        !operators.has(
+          mapKey(this.keeper.valoper.fromString(d.validatorAddress, "genesis delegation validator")),
+        )
+      )
         throw new Error(`staking genesis: delegation to unknown validator ${d.validatorAddress}`);
     }
   }
