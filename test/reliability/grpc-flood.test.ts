@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeProcess } from "../node/helpers/chaind-process.js";
 import { makeTestHome, testAccount } from "../node/helpers/test-home.js";
 import { idleConnections, unfinishedMessages } from "./grpc-flood-clients.js";
+import { reportSoakFigures } from "./soak-report.js";
 
 const alice = testAccount("alice");
 const MiB = 1024 * 1024;
@@ -135,10 +136,13 @@ describe("gRPC under connection and stream floods", () => {
       const key = e ? `${e.grpcStatus} ${e.grpcMessage}` : "still open";
       byMessage.set(key, (byMessage.get(key) ?? 0) + 1);
     }
-    console.info(
-      `gRPC stream flood: peak RSS +${(grew / MiB).toFixed(0)} MiB, blocks ${before} -> ${after}`,
-      Object.fromEntries(byMessage),
-    );
+    reportSoakFigures("grpc-stream-flood", {
+      unfinishedMiB: 200,
+      peakRssGrowthMiB: Math.round(grew / MiB),
+      blocksDuringFlood: after - before,
+      longestBlockGapMs: node.longestCommitGapMs(before),
+      callsEnded: endings.filter((e) => e !== undefined).length,
+    });
 
     expect(during).toEqual([200, 200]);
     expect(endings.filter((e) => e === undefined)).toHaveLength(0);

@@ -71,8 +71,10 @@ export const APP_TOML = defineTable({
     queryGasLimit: setting({
       name: "query-gas-limit",
       type: quotedWhole,
-      default: 0,
-      doc: "The most gas a query (gRPC, REST, RPC abci_query) or a tx simulation may use (0 = no limit for queries). Simulations are always capped: by the smaller of this and the block's max_gas in genesis, or by 10000000 when neither is set.",
+      // Cosmos's default is 0. Every store read and iteration step costs gas, so this bounds the walk an offset
+      // or count_total asks for: 10M is some 35k accounts walked, about half a second here.
+      default: 10_000_000,
+      doc: "The most gas a query (gRPC, REST, RPC abci_query) or a tx simulation may use (0 = no limit for queries, Cosmos's default). Simulations are always capped: by the smaller of this and the block's max_gas in genesis, or by 10000000 when neither is set.",
     }),
     telemetry: section("telemetry", "Telemetry", {
       enabled: setting({

@@ -41,7 +41,7 @@ const APP_KEYS = {
   "halt-height": 0,
   "halt-time": 0,
   "min-retain-blocks": 0,
-  "query-gas-limit": "0",
+  "query-gas-limit": "10000000",
   telemetry: { enabled: false, address: "localhost:26660" },
   api: {
     enable: false,
@@ -119,6 +119,8 @@ describe("app.toml, config.toml and client.toml from their tables", () => {
       pruningKeepRecent: 5,
       pruningInterval: 11,
       haltTime: 17,
+      // Written when the default was 0: a home keeps what its file says (0: no limit, as in Cosmos).
+      queryGasLimit: 0,
       telemetry: { enabled: true, address: "localhost:26660" },
       api: { ...defaultAppConfig().api, enable: true, swagger: true },
     });
