@@ -110,6 +110,20 @@ describe("gRPC under connection and stream floods", () => {
     }
   });
 
+  it("ends a call whose request is still short past read-timeout with DEADLINE_EXCEEDED naming it", async () => {
+    const [ending] = await unfinishedMessages(addr.grpc, {
+      connections: 1,
+      streams: 1,
+      messageBytes: 1000,
+      path: "/cosmos.bank.v1beta1.Query/Balance",
+      timeoutMs: 30_000,
+    });
+    expect(ending).toMatchObject({
+      grpcStatus: grpc.status.DEADLINE_EXCEEDED,
+      grpcMessage: `the request did not arrive within ${LIMITS.readTimeout} s (read-timeout in app.toml [grpc])`,
+    });
+  });
+
   it("ends calls whose unfinished messages pass the buffer limits, holding its memory, while blocks commit", async () => {
     const pid = node.proc.pid!;
     const rssBefore = rss(pid);
