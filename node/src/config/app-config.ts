@@ -71,8 +71,10 @@ export const APP_TOML = defineTable({
     queryGasLimit: setting({
       name: "query-gas-limit",
       type: quotedWhole,
-      default: 0,
-      doc: "The most gas a query (gRPC, REST, RPC abci_query) or a tx simulation may use (0 = no limit for queries). Simulations are always capped: by the smaller of this and the block's max_gas in genesis, or by 10000000 when neither is set.",
+      // Cosmos's default is 0. Every store read and iteration step costs gas, so this bounds the walk an offset
+      // or count_total asks for: 10M is some 35k accounts walked, about half a second here.
+      default: 10_000_000,
+      doc: "The most gas a query (gRPC, REST, RPC abci_query) or a tx simulation may use (0 = no limit for queries, Cosmos's default). Simulations are always capped: by the smaller of this and the block's max_gas in genesis, or by 10000000 when neither is set.",
     }),
     telemetry: section("telemetry", "Telemetry", {
       enabled: setting({
@@ -158,6 +160,46 @@ export const APP_TOML = defineTable({
         unit: "bytes",
         doc: "The largest message the server sends.",
       }),
+      maxOpenConnections: setting({
+        name: "max-open-connections",
+        type: whole,
+        default: 1000,
+        doc: "Connections served at once (0 = no limit); more are closed as they arrive. Not a Cosmos key.",
+      }),
+      maxConcurrentStreams: setting({
+        name: "max-concurrent-streams",
+        type: positive,
+        default: 100,
+        doc: "Calls one connection may have open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a client queues the rest. Not a Cosmos key.",
+      }),
+      maxConnectionIdle: setting({
+        name: "max-connection-idle",
+        type: whole,
+        default: 60,
+        unit: "seconds",
+        doc: "A connection with no call open for this long is closed (0 = never); a client reconnects for its next call. Not a Cosmos key.",
+      }),
+      readTimeout: setting({
+        name: "read-timeout",
+        type: whole,
+        default: 10,
+        unit: "seconds",
+        doc: "The longest a call's request may take to arrive, counted from the call's start (a streaming call: from its previous message); past it the call ends with DEADLINE_EXCEEDED (0 = no limit). Not a Cosmos key.",
+      }),
+      maxRecvBufferPerConnection: setting({
+        name: "max-recv-buffer-per-connection",
+        type: positive,
+        default: 32 * 1024 * 1024,
+        unit: "bytes",
+        doc: "The most bytes of request messages still arriving that one connection may make the node hold, at least max-recv-msg-size; the call whose bytes pass it ends with RESOURCE_EXHAUSTED. Not a Cosmos key.",
+      }),
+      maxRecvBuffer: setting({
+        name: "max-recv-buffer",
+        type: positive,
+        default: 128 * 1024 * 1024,
+        unit: "bytes",
+        doc: "The same across all connections, at least max-recv-buffer-per-connection. Not a Cosmos key.",
+      }),
     }),
     stateSync: section("state-sync", "State Sync Snapshots", {
       snapshotInterval: setting({
@@ -175,26 +217,54 @@ export const APP_TOML = defineTable({
       }),
     }),
   },
-  check: (c) => {
-    if (c.pruning !== "custom") return [];
-    const problems: CrossCheckProblem[] = [];
-    if (c.pruningKeepRecent < CUSTOM_PRUNING_FLOORS.keepRecent)
-      problems.push({
-        key: "pruning-keep-recent",
-        expected: `a whole number ≥ ${CUSTOM_PRUNING_FLOORS.keepRecent} with pruning = "custom"`,
-        got: c.pruningKeepRecent,
-      });
-    if (c.pruningInterval < CUSTOM_PRUNING_FLOORS.interval)
-      problems.push({
-        key: "pruning-interval",
-        expected: `a whole number ≥ ${CUSTOM_PRUNING_FLOORS.interval} with pruning = "custom" (to keep every state, set pruning = "nothing")`,
-        got: c.pruningInterval,
-      });
-    return problems;
-  },
+  check: (c) => [...pruningProblems(c), ...grpcBufferProblems(c.grpc)],
 });
 
 export type AppConfig = ConfigOf<typeof APP_TOML.entries>;
+
+function grpcBufferProblems(g: {
+  maxRecvMsgSize: number;
+  maxRecvBufferPerConnection: number;
+  maxRecvBuffer: number;
+}): CrossCheckProblem[] {
+  const problems: CrossCheckProblem[] = [];
+  // Below these, the largest message the server accepts could never arrive whole.
+  if (g.maxRecvBufferPerConnection < g.maxRecvMsgSize)
+    problems.push({
+      key: "grpc.max-recv-buffer-per-connection",
+      expected: `a whole number ≥ grpc.max-recv-msg-size (${g.maxRecvMsgSize})`,
+      got: g.maxRecvBufferPerConnection,
+    });
+  if (g.maxRecvBuffer < g.maxRecvBufferPerConnection)
+    problems.push({
+      key: "grpc.max-recv-buffer",
+      expected: `a whole number ≥ grpc.max-recv-buffer-per-connection (${g.maxRecvBufferPerConnection})`,
+      got: g.maxRecvBuffer,
+    });
+  return problems;
+}
+
+function pruningProblems(c: {
+  pruning: string;
+  pruningKeepRecent: number;
+  pruningInterval: number;
+}): CrossCheckProblem[] {
+  if (c.pruning !== "custom") return [];
+  const problems: CrossCheckProblem[] = [];
+  if (c.pruningKeepRecent < CUSTOM_PRUNING_FLOORS.keepRecent)
+    problems.push({
+      key: "pruning-keep-recent",
+      expected: `a whole number ≥ ${CUSTOM_PRUNING_FLOORS.keepRecent} with pruning = "custom"`,
+      got: c.pruningKeepRecent,
+    });
+  if (c.pruningInterval < CUSTOM_PRUNING_FLOORS.interval)
+    problems.push({
+      key: "pruning-interval",
+      expected: `a whole number ≥ ${CUSTOM_PRUNING_FLOORS.interval} with pruning = "custom" (to keep every state, set pruning = "nothing")`,
+      got: c.pruningInterval,
+    });
+  return problems;
+}
 
 export function defaultAppConfig(): AppConfig {
   return tableDefaults(APP_TOML);

@@ -201,7 +201,12 @@ describe("simulation beside block production, and its bounds", () => {
     expect(simulationLimits({ blockMaxGas: "0", queryGasLimit: 0, maxTxBytes: 1 }).gasLimitName).toContain(
       "default",
     );
-    const n = await start();
+    // query-gas-limit = 0: no limit for queries, as in Cosmos; simulations still have the node's.
+    const n = await start({
+      tuneApp: (c) => {
+        c.queryGasLimit = 0;
+      },
+    });
     // One message carrying just under 1 MiB of coins: its size alone costs 10 gas a byte, past the 10M default.
     const coins = Array.from({ length: 51_500 }, (_, i) => ({
       denom: `d${String(i).padStart(12, "0")}`,

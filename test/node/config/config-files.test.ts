@@ -41,7 +41,7 @@ const APP_KEYS = {
   "halt-height": 0,
   "halt-time": 0,
   "min-retain-blocks": 0,
-  "query-gas-limit": "0",
+  "query-gas-limit": "10000000",
   telemetry: { enabled: false, address: "localhost:26660" },
   api: {
     enable: false,
@@ -58,6 +58,12 @@ const APP_KEYS = {
     address: "localhost:9090",
     "max-recv-msg-size": "10485760",
     "max-send-msg-size": "2147483647",
+    "max-open-connections": 1000,
+    "max-concurrent-streams": 100,
+    "max-connection-idle": 60,
+    "read-timeout": 10,
+    "max-recv-buffer-per-connection": 33554432,
+    "max-recv-buffer": 134217728,
   },
   "state-sync": { "snapshot-interval": 0, "snapshot-keep-recent": 2 },
 };
@@ -113,6 +119,8 @@ describe("app.toml, config.toml and client.toml from their tables", () => {
       pruningKeepRecent: 5,
       pruningInterval: 11,
       haltTime: 17,
+      // Written when the default was 0: a home keeps what its file says (0: no limit, as in Cosmos).
+      queryGasLimit: 0,
       telemetry: { enabled: true, address: "localhost:26660" },
       api: { ...defaultAppConfig().api, enable: true, swagger: true },
     });
@@ -308,6 +316,24 @@ create_empty_blocks_interval = "0s"
     });
   });
 
+  it("refuse gRPC buffers too small for the largest message the server accepts", () => {
+    const path = write(
+      "app.toml",
+      '[grpc]\nmax-recv-msg-size = "2000"\nmax-recv-buffer-per-connection = 1999\nmax-recv-buffer = 1000\n',
+    );
+    expect(() => readAppConfig(path)).toThrow(
+      [
+        `${path}: grpc.max-recv-buffer-per-connection: expected a whole number ≥ grpc.max-recv-msg-size (2000), got 1999`,
+        `${path}: grpc.max-recv-buffer: expected a whole number ≥ grpc.max-recv-buffer-per-connection (1999), got 1000`,
+      ].join("\n"),
+    );
+    const fine = write(
+      "app.toml",
+      '[grpc]\nmax-recv-msg-size = "2000"\nmax-recv-buffer-per-connection = 2000\n',
+    );
+    expect(readAppConfig(fine).grpc.maxRecvBufferPerConnection).toBe(2000);
+  });
+
   it("read a home's app.toml and config.toml together, reporting both files' problems at once", () => {
     const layout = new HomeLayout(join(dir, "home"));
     expect(() => readHomeConfig(layout)).toThrow(`cannot read ${layout.configDir}: ENOENT`);
@@ -331,9 +357,11 @@ create_empty_blocks_interval = "0s"
   it("keep one unit convention for timeouts per file: seconds in app.toml, Go durations in config.toml", () => {
     const appRows = tableRows(APP_TOML);
     expect(appRows.filter((r) => r.setting.type === tomlGoDuration)).toEqual([]);
-    expect(appRows.filter((r) => r.key.includes("timeout")).map((r) => r.setting.unit)).toEqual([
-      "seconds",
-      "seconds",
+    expect(appRows.filter((r) => /timeout|idle/.test(r.key)).map((r) => [r.key, r.setting.unit])).toEqual([
+      ["api.rpc-read-timeout", "seconds"],
+      ["api.rpc-write-timeout", "seconds"],
+      ["grpc.max-connection-idle", "seconds"],
+      ["grpc.read-timeout", "seconds"],
     ]);
     const configRows = tableRows(CONFIG_TOML);
     expect(

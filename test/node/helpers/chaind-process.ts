@@ -55,6 +55,20 @@ export class NodeProcess {
     }
     return out;
   }
+
+  /** The longest time between two consecutive committed blocks from height `from` on, by the log's timestamps. */
+  longestCommitGapMs(from: number): number {
+    let last: number | undefined;
+    let longest = 0;
+    for (const l of this.lines) {
+      const m = l.match(/^(\S+) .*committed block .*height=(\d+) /);
+      if (!m || Number(m[2]) < from) continue;
+      const t = Date.parse(m[1]);
+      if (last !== undefined) longest = Math.max(longest, t - last);
+      last = t;
+    }
+    return longest;
+  }
 }
 
 /** A key `chaind testnet` made: its name, address and mnemonic. */

@@ -11,7 +11,7 @@ import { addGenesisValidator, setGovPeriods } from "../../../node/src/chain/gene
 import { initHome, TESTNET_MIN_GAS_PRICE } from "../../../node/src/chain/init-home.js";
 import type { DirectSigner } from "../../../node/src/client/direct-signing.js";
 import type { AppConfig } from "../../../node/src/config/app-config.js";
-import { writeGenesis } from "../../../node/src/config/genesis.js";
+import { type GenesisDoc, writeGenesis } from "../../../node/src/config/genesis.js";
 import type { NodeConfig } from "../../../node/src/config/node-config.js";
 import { addressFromPubKey } from "../../../node/src/crypto/address.js";
 import { signSecp256k1 } from "../../../node/src/crypto/secp256k1.js";
@@ -55,6 +55,8 @@ export function makeTestHome(
     validator?: { account: TestAccount; stake: bigint };
     /** Short governance periods, e.g. 1500 ms, with a minimum deposit of 1000stake. */
     govPeriodMs?: number;
+    /** Last changes to the genesis document before it is written. */
+    tuneGenesis?: (genesis: GenesisDoc) => void;
   } = {},
 ): { home: string; chainId: string; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), "chaind-test-"));
@@ -98,6 +100,7 @@ export function makeTestHome(
       depositPeriodMs: opts.govPeriodMs,
       minDeposit: "1000stake",
     });
+  opts.tuneGenesis?.(genesis);
   writeGenesis(layout.genesisJson, genesis);
   return { home, chainId, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }

@@ -1,5 +1,6 @@
-import { create } from "@bufbuild/protobuf";
-import { type Proposal, ProposalStatus } from "@chaind/proto/sdk/gov/v1/gov_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { type PageRequest, PageRequestSchema } from "@chaind/proto/sdk/base/query/v1beta1/pagination_pb";
+import { DepositSchema, ProposalSchema, ProposalStatus, VoteSchema } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   type Query,
   QueryDepositResponseSchema,
@@ -12,33 +13,26 @@ import {
   QueryVotesResponseSchema,
 } from "@chaind/proto/sdk/gov/v1/query_pb";
 import type { Context } from "../../app/context.js";
+import { paginate, paginateSelected } from "../../app/pagination.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
-import { uint64Key } from "../../store/uint-keys.js";
 import type { StakingKeeper } from "../staking/staking-keeper.js";
-import type { GovKeeper } from "./gov-keeper.js";
+import { GOV_STORE, type GovKeeper } from "./gov-keeper.js";
+import { GovKeys } from "./gov-keys.js";
 import { tallyProposal } from "./gov-tally.js";
 
 const invalid = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, why);
 
-/** Pages a list the Cosmos way (offset or key = the next item's index, limit default 100). */
-function pageOf<T>(
-  all: T[],
-  req: { key: Uint8Array; offset: bigint; limit: bigint; countTotal: boolean } | undefined,
-) {
+/**
+ * A list request's pagination as gov reads it: with none given, the total is counted, as the Cosmos SDK counts it
+ * for a request without a limit. A proposal's next_key is its 8-byte id; anything else was not one of ours.
+ */
+function govPage(req: PageRequest | undefined, keyBytes?: number): PageRequest {
   const key = req?.key ?? new Uint8Array();
-  if (key.length > 0 && (req?.offset ?? 0n) > 0n)
-    throw invalid("paginate: invalid request, either offset or key is expected, got both");
-  // Our next_key is the next item's index as a big-endian uint64; anything else was not one of ours.
-  if (key.length > 0 && key.length !== 8)
-    throw invalid(`invalid pagination key: expected the 8 bytes of a next_key, got ${key.length}`);
-  const start = key.length ? Number(uint64Key.decode(key)) : Number(req?.offset ?? 0n);
-  const limit = Number(req?.limit || 100n);
-  const items = all.slice(start, start + limit);
-  const next = start + limit < all.length ? start + limit : 0;
-  const nextKey = next ? uint64Key.encode(BigInt(next)) : new Uint8Array();
-  return { items, pagination: { nextKey, total: req?.countTotal || !req ? BigInt(all.length) : 0n } };
+  if (keyBytes !== undefined && key.length > 0 && key.length !== keyBytes)
+    throw invalid(`invalid pagination key: expected the ${keyBytes} bytes of a next_key, got ${key.length}`);
+  return req ?? create(PageRequestSchema, { countTotal: true });
 }
 
 export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): ServiceImpl<typeof Query> {
@@ -54,16 +48,19 @@ export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): Servi
     async proposals(ctx, req) {
       const voter = req.voter ? keeper.addresses.fromString(req.voter, "voter") : undefined;
       const depositor = req.depositor ? keeper.addresses.fromString(req.depositor, "depositor") : undefined;
-      const all: Proposal[] = [];
-      for await (const p of keeper.proposals(ctx)) {
-        if (req.proposalStatus !== ProposalStatus.UNSPECIFIED && p.status !== req.proposalStatus) continue;
-        if (voter && !(await keeper.getVote(ctx, p.id, voter))) continue;
-        if (depositor && !(await keeper.getDeposit(ctx, p.id, depositor))) continue;
-        all.push(p);
-      }
-      if (req.pagination?.reverse) all.reverse();
-      const { items, pagination } = pageOf(all, req.pagination);
-      return create(QueryProposalsResponseSchema, { proposals: items, pagination });
+      const { items, page } = await paginateSelected(
+        ctx.kv(GOV_STORE),
+        GovKeys.proposal.prefix,
+        govPage(req.pagination, 8),
+        async (_id, v) => {
+          const p = fromBinary(ProposalSchema, v);
+          if (req.proposalStatus !== ProposalStatus.UNSPECIFIED && p.status !== req.proposalStatus) return;
+          if (voter && !(await keeper.getVote(ctx, p.id, voter))) return;
+          if (depositor && !(await keeper.getDeposit(ctx, p.id, depositor))) return;
+          return p;
+        },
+      );
+      return create(QueryProposalsResponseSchema, { proposals: items, pagination: page });
     },
     async vote(ctx, req) {
       proposalId(req.proposalId);
@@ -78,10 +75,13 @@ export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): Servi
     },
     async votes(ctx, req) {
       proposalId(req.proposalId);
-      const all = [];
-      for await (const v of keeper.votes(ctx, req.proposalId)) all.push(v);
-      const { items, pagination } = pageOf(all, req.pagination);
-      return create(QueryVotesResponseSchema, { votes: items, pagination });
+      const { items, page } = await paginate(
+        ctx.kv(GOV_STORE),
+        GovKeys.vote.prefixOf(req.proposalId),
+        govPage(req.pagination),
+        (_voter, v) => fromBinary(VoteSchema, v),
+      );
+      return create(QueryVotesResponseSchema, { votes: items, pagination: page });
     },
     async params(ctx, req) {
       const p = await keeper.getParams(ctx);
@@ -121,10 +121,13 @@ export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): Servi
     },
     async deposits(ctx, req) {
       proposalId(req.proposalId);
-      const all = [];
-      for await (const d of keeper.deposits(ctx, req.proposalId)) all.push(d);
-      const { items, pagination } = pageOf(all, req.pagination);
-      return create(QueryDepositsResponseSchema, { deposits: items, pagination });
+      const { items, page } = await paginate(
+        ctx.kv(GOV_STORE),
+        GovKeys.deposit.prefixOf(req.proposalId),
+        govPage(req.pagination),
+        (_depositor, v) => fromBinary(DepositSchema, v),
+      );
+      return create(QueryDepositsResponseSchema, { deposits: items, pagination: page });
     },
     async tallyResult(ctx, req) {
       const p = await existing(ctx, req.proposalId);

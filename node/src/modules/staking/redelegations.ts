@@ -32,12 +32,6 @@ export class Redelegations {
     return false;
   }
 
-  async *ofDelegator(ctx: Context, del: Uint8Array): AsyncIterable<Redelegation> {
-    const prefix = StakingKeys.redelegation.prefixOf(del);
-    for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix }))
-      yield fromBinary(RedelegationSchema, v);
-  }
-
   async *all(ctx: Context): AsyncIterable<Redelegation> {
     for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.redelegation.prefix }))
       yield fromBinary(RedelegationSchema, v);

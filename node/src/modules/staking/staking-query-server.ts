@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
 import {
   type Query,
   QueryDelegationResponseSchema,
@@ -14,16 +14,21 @@ import {
   BondStatus,
   type Delegation,
   DelegationResponseSchema,
+  DelegationSchema,
   RedelegationResponseSchema,
+  RedelegationSchema,
+  ValidatorSchema,
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
 import { DEC_ONE, parseDecWire } from "../../app/dec.js";
+import { paginate, paginateSelected } from "../../app/pagination.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { BONDED_POOL, NOT_BONDED_POOL, type StakingKeeper } from "./staking-keeper.js";
+import { STAKING_STORE, StakingKeys } from "./staking-keys.js";
 
 export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): ServiceImpl<typeof Query> {
   const balance = async (ctx: Context, d: Delegation) => {
@@ -37,16 +42,21 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
     if (!s) throw ChainError.wrap(SdkErrors.InvalidRequest, "validator address cannot be empty");
     return keeper.valoper.fromString(s, "validator address");
   };
-  const page = (n: number) => ({ nextKey: new Uint8Array(), total: BigInt(n) });
   return {
     async validators(ctx, req) {
       const wanted = req.status ? BondStatus[req.status as keyof typeof BondStatus] : undefined;
       if (req.status && wanted === undefined)
         throw ChainError.wrap(SdkErrors.InvalidRequest, `invalid validator status ${req.status}`);
-      const validators = [];
-      for await (const v of keeper.validators(ctx))
-        if (wanted === undefined || v.status === wanted) validators.push(v);
-      return create(QueryValidatorsResponseSchema, { validators, pagination: page(validators.length) });
+      const { items, page } = await paginateSelected(
+        ctx.kv(STAKING_STORE),
+        StakingKeys.validator.prefix,
+        req.pagination,
+        (_addr, bytes) => {
+          const v = fromBinary(ValidatorSchema, bytes);
+          return wanted === undefined || v.status === wanted ? v : undefined;
+        },
+      );
+      return create(QueryValidatorsResponseSchema, { validators: items, pagination: page });
     },
     async validator(ctx, req) {
       const v = await keeper.getValidator(ctx, valAddr(req.validatorAddr));
@@ -55,12 +65,20 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
     },
     async validatorDelegations(ctx, req) {
       valAddr(req.validatorAddr);
-      const out = [];
-      for await (const d of keeper.allDelegations(ctx))
-        if (d.validatorAddress === req.validatorAddr) out.push(await balance(ctx, d));
+      // Delegations are kept by delegator: a validator's are found among all of them, as the SDK did before
+      // its by-validator index.
+      const { items, page } = await paginateSelected(
+        ctx.kv(STAKING_STORE),
+        StakingKeys.delegation.prefix,
+        req.pagination,
+        (_key, bytes) => {
+          const d = fromBinary(DelegationSchema, bytes);
+          return d.validatorAddress === req.validatorAddr ? balance(ctx, d) : undefined;
+        },
+      );
       return create(QueryValidatorDelegationsResponseSchema, {
-        delegationResponses: out,
-        pagination: page(out.length),
+        delegationResponses: items,
+        pagination: page,
       });
     },
     async delegation(ctx, req) {
@@ -75,33 +93,42 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
     },
     async delegatorDelegations(ctx, req) {
       const del = keeper.addresses.fromString(req.delegatorAddr, "delegator address");
-      const out = [];
-      for await (const d of keeper.delegationsOf(ctx, del)) out.push(await balance(ctx, d));
+      const { items, page } = await paginate(
+        ctx.kv(STAKING_STORE),
+        StakingKeys.delegation.prefixOf(del),
+        req.pagination,
+        (_val, bytes) => balance(ctx, fromBinary(DelegationSchema, bytes)),
+      );
       return create(QueryDelegatorDelegationsResponseSchema, {
-        delegationResponses: out,
-        pagination: page(out.length),
+        delegationResponses: items,
+        pagination: page,
       });
     },
     async redelegations(ctx, req) {
       const del = keeper.addresses.fromString(req.delegatorAddr, "delegator address");
       const src = req.srcValidatorAddr ? valAddr(req.srcValidatorAddr) : undefined;
       const dst = req.dstValidatorAddr ? valAddr(req.dstValidatorAddr) : undefined;
-      const out = [];
-      for await (const red of keeper.redelegations.ofDelegator(ctx, del)) {
-        if (src && keeper.valoper.toString(src) !== red.validatorSrcAddress) continue;
-        if (dst && keeper.valoper.toString(dst) !== red.validatorDstAddress) continue;
-        // Nothing is slashed here: every entry still holds what it started with.
-        const entries = red.entries.map((e) => ({ redelegationEntry: e, balance: e.initialBalance }));
-        out.push(create(RedelegationResponseSchema, { redelegation: red, entries }));
-      }
-      if (src && dst && out.length === 0)
+      const { items, page } = await paginateSelected(
+        ctx.kv(STAKING_STORE),
+        StakingKeys.redelegation.prefixOf(del),
+        req.pagination,
+        (_key, bytes) => {
+          const red = fromBinary(RedelegationSchema, bytes);
+          if (src && keeper.valoper.toString(src) !== red.validatorSrcAddress) return;
+          if (dst && keeper.valoper.toString(dst) !== red.validatorDstAddress) return;
+          // Nothing is slashed here: every entry still holds what it started with.
+          const entries = red.entries.map((e) => ({ redelegationEntry: e, balance: e.initialBalance }));
+          return create(RedelegationResponseSchema, { redelegation: red, entries });
+        },
+      );
+      if (src && dst && items.length === 0)
         throw ChainError.wrap(
           SdkErrors.NotFound,
           `redelegation not found for delegator address ${req.delegatorAddr} from validator address ${req.srcValidatorAddr}`,
         );
       return create(QueryRedelegationsResponseSchema, {
-        redelegationResponses: out,
-        pagination: page(out.length),
+        redelegationResponses: items,
+        pagination: page,
       });
     },
     async pool(ctx) {

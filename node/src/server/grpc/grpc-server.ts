@@ -6,7 +6,6 @@ import {
   Metadata,
   type MethodDefinition,
   Server,
-  ServerCredentials,
   type ServerUnaryCall,
   type ServiceDefinition,
   type status as Status,
@@ -22,6 +21,8 @@ import type { QueryBackend } from "../rest/rest-gateway.js";
 import { queryBackend } from "../rest/rest-server.js";
 import { asHeightError, BLOCK_HEIGHT_HEADERS, queryHeight } from "./block-height-header.js";
 import { DescriptorIndex } from "./descriptor-index.js";
+import { GrpcListener, type GrpcListenerOptions } from "./grpc-listener.js";
+import { type GrpcRequestLimits, limitGrpcRequests } from "./grpc-request-limits.js";
 import { REFLECTION_SERVICES, reflectionDefinition, reflectionHandler } from "./server-reflection.js";
 
 const raw = (b: Buffer) => b;
@@ -95,11 +96,13 @@ function unaryHandler(
   };
 }
 
-export interface GrpcServerOptions {
-  host: string;
-  port: number;
+export interface GrpcServerOptions extends GrpcListenerOptions, GrpcRequestLimits {
   maxRecvMsgSize: number;
   maxSendMsgSize: number;
+  /** Calls one connection may have open at once. */
+  maxConcurrentStreams: number;
+  /** A connection with no call open this long is closed; 0: never. */
+  maxConnectionIdleMs: number;
 }
 
 /**
@@ -114,6 +117,8 @@ export async function startGrpc(
   const server = new Server({
     "grpc.max_receive_message_length": opts.maxRecvMsgSize,
     "grpc.max_send_message_length": opts.maxSendMsgSize,
+    "grpc.max_concurrent_streams": opts.maxConcurrentStreams,
+    ...(opts.maxConnectionIdleMs > 0 ? { "grpc.max_connection_idle_ms": opts.maxConnectionIdleMs } : {}),
   });
   const names: string[] = [];
   for (const service of services) {
@@ -137,17 +142,16 @@ export async function startGrpc(
     server.addService(reflectionDefinition(name), {
       ServerReflectionInfo: reflectionHandler(indexed, () => listed),
     });
-  const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(new Error(`gRPC cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(p),
-    ),
-  );
+  const listener = await GrpcListener.start(server, opts, {
+    watch: (h2) => limitGrpcRequests(h2, opts),
+    logger: deps.logger,
+  });
   return {
-    address: `${host}:${port}`,
+    address: listener.address,
     serviceNames: listed,
     close: () =>
       new Promise<void>((resolve) => {
+        listener.close();
         const t = setTimeout(() => {
           server.forceShutdown();
           resolve();
@@ -166,7 +170,18 @@ export const startGrpcServer: NodeServerFactory = async (node, deps) => {
   if (!g.enable) return null;
   const { host, port } = parseListenAddress(g.address, "app.toml grpc.address");
   const server = await startGrpc(
-    { host, port, maxRecvMsgSize: g.maxRecvMsgSize, maxSendMsgSize: g.maxSendMsgSize },
+    {
+      host,
+      port,
+      maxRecvMsgSize: g.maxRecvMsgSize,
+      maxSendMsgSize: g.maxSendMsgSize,
+      maxConnections: g.maxOpenConnections,
+      maxConcurrentStreams: g.maxConcurrentStreams,
+      maxConnectionIdleMs: g.maxConnectionIdle * 1000,
+      readTimeoutMs: g.readTimeout * 1000,
+      maxPendingBytesPerConnection: g.maxRecvBufferPerConnection,
+      maxPendingBytes: g.maxRecvBuffer,
+    },
     node.app.registrar.queryServices,
     { backend: queryBackend(node), logger: deps.logger.child("grpc"), metrics: metricsOf(node) },
   );
