@@ -31,7 +31,7 @@ import { govLegacyMsgServer } from "./gov-legacy-msg-server.js";
 import { govLegacyQueryServer } from "./gov-legacy-query-server.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
-import { tallyProposal } from "./gov-tally.js";
+import { type BondedValidators, bondedValidators, tallyProposal } from "./gov-tally.js";
 import { GOV_V1BETA1_AMINO_TYPES } from "./gov-v1beta1-amino.js";
 import { checkExpeditedParams, proposalRules } from "./proposal-rules.js";
 
@@ -161,12 +161,17 @@ export class GovModule implements AppModule {
       this.keeper.deleteProposal(ctx, id);
       ctx.events.emit("inactive_proposal", { proposal_id: String(id), proposal_result: "proposal_dropped" });
     }
+    // Read once for every tally of the block, and again only after a passed proposal's messages ran (they may
+    // have changed the validators): one pass over the validators a block, not one a proposal.
+    let bonded: BondedValidators | undefined;
     for (const { id, endMs } of await this.keeper.due(ctx, "active", now)) {
       this.keeper.queue(ctx, "active", endMs, id, false);
       const p = await this.keeper.getProposal(ctx, id);
       if (!p) continue;
       const { threshold } = proposalRules(params, p.expedited);
-      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, { ...params, threshold }, true);
+      bonded ??= await bondedValidators(ctx, this.staking);
+      const rules = { ...params, threshold };
+      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, rules, true, bonded);
       if (p.expedited && !outcome.passes) {
         // As Cosmos: a failed expedited vote becomes a regular one, from the same start, tallied again at
         // its end by the regular rules; the deposits stay until then. The votes were counted (and cleared).
@@ -189,6 +194,7 @@ export class GovModule implements AppModule {
       if (outcome.passes) {
         const failure = await this.execute(ctx, p.messages);
         if (failure === null) {
+          bonded = undefined;
           p.status = ProposalStatus.PASSED;
           result = "proposal_passed";
         } else {
