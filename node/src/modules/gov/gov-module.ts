@@ -29,6 +29,7 @@ import { govQueryCommand, govTxCommand } from "./gov-cli.js";
 import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
 import { govLegacyMsgServer } from "./gov-legacy-msg-server.js";
 import { govLegacyQueryServer } from "./gov-legacy-query-server.js";
+import { govLegacyMsgChecks, govMsgChecks } from "./gov-msg-checks.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
 import { type BondedValidators, bondedValidators, tallyProposal } from "./gov-tally.js";
@@ -137,10 +138,14 @@ export class GovModule implements AppModule {
       authority: this.authority,
     });
     const queries = govQueryServer(this.keeper, this.staking);
-    r.msgService(Msg, msgs);
+    r.msgService(Msg, msgs, govMsgChecks());
     r.queryService(Query, queries);
     // v1beta1 as Cosmos SDK 0.50 keeps it: the same state, through the v1 servers.
-    r.msgService(LegacyMsg, govLegacyMsgServer(msgs, { types: this.types, authority: this.authority }));
+    r.msgService(
+      LegacyMsg,
+      govLegacyMsgServer(msgs, { types: this.types, authority: this.authority }),
+      govLegacyMsgChecks(this.types),
+    );
     r.queryService(LegacyQuery, govLegacyQueryServer(queries, this.types));
   }
 

@@ -27,8 +27,7 @@ import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
 import { proposalRules } from "./proposal-rules.js";
-
-const MAX_METADATA = 255;
+import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
 /** gov's Msg service; `authority` is the gov module account, the only signer proposal messages may have. */
 export function govMsgServer(
@@ -60,8 +59,7 @@ export function govMsgServer(
     metadata: string,
   ) => {
     keeper.addresses.fromString(voter, "voter");
-    if (metadata.length > MAX_METADATA)
-      throw govError(GovErrors.MetadataTooLong, `got ${metadata.length} characters`);
+    checkMetadataLength(metadata);
     let sum = 0n;
     const seen = new Set<VoteOption>();
     for (const o of options) {
@@ -98,12 +96,7 @@ export function govMsgServer(
       const proposer = msg.proposer;
       keeper.addresses.fromString(proposer, "proposer");
       if (msg.messages.length === 0) throw govError(GovErrors.NoProposalMsgs);
-      if (!msg.title.trim())
-        throw govError(GovErrors.InvalidProposalContent, "proposal title cannot be empty");
-      if (!msg.summary.trim())
-        throw govError(GovErrors.InvalidProposalContent, "proposal summary cannot be empty");
-      if (msg.metadata.length > MAX_METADATA)
-        throw govError(GovErrors.MetadataTooLong, `got ${msg.metadata.length} characters`);
+      checkProposalText(msg);
       const registrar = deps.registrar();
       for (const [i, any] of msg.messages.entries()) {
         let unpacked: ReturnType<TypeRegistry["unpack"]>;
