@@ -18,7 +18,7 @@ import { type TestAccount, testAccount } from "../helpers/test-home.js";
 
 const alice = testAccount("alice");
 const validator = testAccount("validator");
-const GAS = 2_000_000n;
+const GAS = 4_000_000n;
 /** The testnet price (0.0001stake a gas unit). */
 const FEE = GAS / 10_000n;
 

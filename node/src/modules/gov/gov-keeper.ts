@@ -65,6 +65,7 @@ export function defaultGovParams(): Params {
     burnVoteQuorum: false,
     burnProposalDepositPrevote: false,
     burnVoteVeto: true,
+    minDepositRatio: formatDec(10_000_000_000_000_000n),
   });
 }
 

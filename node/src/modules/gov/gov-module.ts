@@ -34,7 +34,7 @@ import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
 import { type BondedValidators, bondedValidators, tallyProposal } from "./gov-tally.js";
 import { GOV_V1BETA1_AMINO_TYPES } from "./gov-v1beta1-amino.js";
-import { checkExpeditedParams, proposalRules } from "./proposal-rules.js";
+import { checkExpeditedParams, checkMinDepositRatio, proposalRules } from "./proposal-rules.js";
 
 /**
  * Governance v1 (and v1beta1 over the same state): proposals carry messages that run with the gov account as their signer once the bonded
@@ -87,7 +87,10 @@ export class GovModule implements AppModule {
   validateGenesis(state: unknown): void {
     const g = this.parse(state);
     if (g.params && !g.params.votingPeriod) throw new Error("gov genesis: voting_period must be set");
-    if (g.params) checkExpeditedParams(g.params);
+    if (g.params) {
+      checkExpeditedParams(g.params);
+      checkMinDepositRatio(g.params);
+    }
   }
 
   async initGenesis(ctx: Context, state: unknown): Promise<void> {

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { CoinSchema } from "@chaind/proto/sdk/base/v1beta1/coin_pb";
 import {
@@ -21,12 +21,13 @@ import {
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { KV_GAS } from "../../app/gas-meter.js";
 import { msgSigners } from "../../app/msg-signers.js";
 import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
-import { proposalRules } from "./proposal-rules.js";
+import { checkDepositSize, proposalRules } from "./proposal-rules.js";
 import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
 /** gov's Msg service; `authority` is the gov module account, the only signer proposal messages may have. */
@@ -124,6 +125,7 @@ export function govMsgServer(
         if (!initial.isAllGTE(Coins.from(required)))
           throw govError(GovErrors.MinDepositTooSmall, `was (${initial}), need (${Coins.from(required)})`);
       }
+      checkDepositSize(params, msg.expedited, initial);
       const id = await keeper.nextProposalId(ctx);
       const submit = ctx.block.time;
       const depositEnd = new Date(submit.getTime() + Number(params.maxDepositPeriod?.seconds ?? 0n) * 1000);
@@ -140,6 +142,11 @@ export function govMsgServer(
         proposer,
         expedited: msg.expedited,
       });
+      // As Cosmos SDK 0.50: a proposal pays for its stored size three times over (cosmos-sdk#9683).
+      ctx.gasMeter.consume(
+        3 * KV_GAS.writeCostPerByte * toBinary(ProposalSchema, p).length,
+        "submit proposal",
+      );
       keeper.queue(ctx, "inactive", depositEnd.getTime(), id, true);
       ctx.events.emit("submit_proposal", {
         proposal_id: String(id),
@@ -165,6 +172,7 @@ export function govMsgServer(
       const p = await keeper.mustGetProposal(ctx, msg.proposalId);
       if (p.status !== ProposalStatus.DEPOSIT_PERIOD && p.status !== ProposalStatus.VOTING_PERIOD)
         throw govError(GovErrors.InactiveProposal, String(msg.proposalId));
+      checkDepositSize(await keeper.getParams(ctx), p.expedited, amount);
       await keeper.addDeposit(ctx, p, msg.depositor, amount);
       p.totalDeposit = p.totalDeposit.map((c) => create(CoinSchema, c));
       await maybeActivate(ctx, p);
