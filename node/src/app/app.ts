@@ -438,6 +438,13 @@ export class App {
       );
       return { result: errorResult(e, gasWanted, 0n), tx };
     }
+    // Stateless message checks come first in every mode, as Cosmos' ValidateBasic: what CheckTx refuses for
+    // them a block refuses the same way, before the fee is taken.
+    try {
+      for (const m of tx.msgs) this.registrar.msgs.get(m.typeName)?.validateBasic?.(m.message);
+    } catch (e) {
+      return { result: errorResult(toChainError(e), gasWanted, 0n), tx };
+    }
     const gasMeter =
       mode === "simulate"
         ? new GasMeter(this.simulationLimits.gasLimit, this.simulationLimits.gasLimitName)

@@ -22,6 +22,16 @@ export type ServiceImpl<S extends DescService> = {
     : never;
 };
 
+/**
+ * Stateless checks of a Msg service's messages, by method (Cosmos' ValidateBasic): each throws the error that
+ * refuses its message, reading nothing but the message.
+ */
+export type MsgChecks<S extends DescService> = Partial<{
+  [K in keyof S["method"]]: S["method"][K] extends { input: infer I extends DescMessage }
+    ? (req: MessageShape<I>) => void
+    : never;
+}>;
+
 export interface RegisteredMethod {
   /** `/sdk.bank.v1beta1.Query/AllBalances` */
   path: string;
@@ -29,6 +39,8 @@ export interface RegisteredMethod {
   input: DescMessage;
   output: DescMessage;
   handler: (ctx: Context, req: AnyMessage) => Promise<AnyMessage>;
+  /** A Msg's stateless check, run on every tx before its ante handler (CheckTx, simulation, block). */
+  validateBasic?: (req: AnyMessage) => void;
 }
 
 /** Where modules put their Msg and Query services; the app's routers read from it. */
@@ -39,9 +51,10 @@ export class ServiceRegistrar {
   readonly queries = new Map<string, RegisteredMethod>();
   readonly queryServices: DescService[] = [];
 
-  msgService<S extends DescService>(service: S, impl: ServiceImpl<S>): void {
+  msgService<S extends DescService>(service: S, impl: ServiceImpl<S>, checks: MsgChecks<S> = {}): void {
     for (const m of service.methods) {
       const handler = (impl as Record<string, RegisteredMethod["handler"]>)[m.localName];
+      const validateBasic = (checks as Record<string, RegisteredMethod["validateBasic"]>)[m.localName];
       if (!handler) throw new Error(`${service.typeName}: no handler for ${m.name}`);
       if (this.msgs.has(m.input.typeName)) throw new Error(`msg ${m.input.typeName} registered twice`);
       this.msgs.set(m.input.typeName, {
@@ -50,6 +63,7 @@ export class ServiceRegistrar {
         input: m.input,
         output: m.output,
         handler,
+        validateBasic,
       });
     }
   }

@@ -1,26 +1,11 @@
+import { BranchWrites } from "./branch-writes.js";
 import { ChangeSet } from "./change-set.js";
 import { mapKey } from "./map-key.js";
 import type { IterateOptions, KVStore, MultiStore } from "./multi-store.js";
 
-interface Pending {
-  key: Uint8Array;
-  value: Uint8Array | null;
-}
-
-function inRange(key: Uint8Array, o: IterateOptions): boolean {
-  if (
-    o.prefix &&
-    (key.length < o.prefix.length || Buffer.compare(key.subarray(0, o.prefix.length), o.prefix) !== 0)
-  )
-    return false;
-  if (o.start && Buffer.compare(key, o.start) < 0) return false;
-  if (o.end && Buffer.compare(key, o.end) >= 0) return false;
-  return true;
-}
-
 /** A store branch: writes stay in memory until `write()` hands them to the parent. */
 export class CacheKVStore implements KVStore {
-  readonly pending = new Map<string, Pending>();
+  readonly pending = new BranchWrites();
 
   constructor(private readonly parent: KVStore) {}
 
@@ -59,26 +44,26 @@ export class CacheKVStore implements KVStore {
     };
   }
 
-  /** Deletions hidden, new keys included, order kept. */
+  /** Deletions hidden, new keys included, order kept; the branch's writes as they stood when it started. */
   private async *merged(opts: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     const dir = opts.reverse ? -1 : 1;
-    const mine = [...this.pending.values()]
-      .filter((p) => inRange(p.key, opts))
-      .sort((a, b) => dir * Buffer.compare(a.key, b.key));
-    let i = 0;
+    const mine = this.pending.range(opts);
+    let next = mine.next();
     for await (const [k, v] of this.parent.iterate(opts)) {
-      while (i < mine.length && dir * Buffer.compare(mine[i].key, k) < 0) {
-        const p = mine[i++];
+      while (!next.done && dir * Buffer.compare(next.value.key, k) < 0) {
+        const p = next.value;
+        next = mine.next();
         if (p.value) yield [p.key, p.value];
       }
-      if (i < mine.length && Buffer.compare(mine[i].key, k) === 0) {
-        const p = mine[i++];
+      if (!next.done && Buffer.compare(next.value.key, k) === 0) {
+        const p = next.value;
+        next = mine.next();
         if (p.value) yield [p.key, p.value];
         continue;
       }
       yield [k, v];
     }
-    for (; i < mine.length; i++) if (mine[i].value) yield [mine[i].key, mine[i].value!];
+    for (; !next.done; next = mine.next()) if (next.value.value) yield [next.value.key, next.value.value];
   }
 
   /** Hands the buffered writes to the parent and starts empty again. */
@@ -86,9 +71,9 @@ export class CacheKVStore implements KVStore {
     const parent = this.parent;
     if (parent instanceof CacheKVStore) {
       // Copied when they came in and never changed since: the parent branch takes the entries as they are.
-      for (const [id, p] of this.pending) parent.pending.set(id, p);
+      for (const [id, p] of this.pending.entries()) parent.pending.set(id, p);
     } else {
-      for (const p of this.pending.values()) {
+      for (const [, p] of this.pending.entries()) {
         if (p.value === null) parent.delete(p.key);
         else parent.set(p.key, p.value);
       }
@@ -138,7 +123,8 @@ export class CacheMultiStore implements MultiStore {
   /** Everything this branch holds, for the commit of a block. */
   changeSet(): ChangeSet {
     const cs = new ChangeSet();
-    for (const [name, s] of this.stores) for (const [id, p] of s.pending) cs.set(name, p.key, p.value, id);
+    for (const [name, s] of this.stores)
+      for (const [id, p] of s.pending.entries()) cs.set(name, p.key, p.value, id);
     return cs;
   }
 }

@@ -267,7 +267,11 @@ describe("SIGN_MODE_LEGACY_AMINO_JSON from CosmJS's Secp256k1HdWallet and the CL
       [
         {
           typeUrl: "/cosmos.gov.v1beta1.MsgDeposit",
-          value: { proposalId, depositor: keys.alice.address, amount: [{ denom: "stake", amount: "5" }] },
+          value: {
+            proposalId,
+            depositor: keys.alice.address,
+            amount: [{ denom: "stake", amount: "100000" }],
+          },
         },
         {
           typeUrl: "/cosmos.gov.v1beta1.MsgVoteWeighted",

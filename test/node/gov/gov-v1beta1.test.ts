@@ -403,6 +403,7 @@ describe("gov v1beta1 over the v1 state", () => {
       await env.signers.val.sign([
         anyOf(V1SubmitSchema, {
           messages: [anyOf(MsgSoftwareUpgradeSchema, { authority: GOV_ADDRESS, plan })],
+          initialDeposit: [{ denom: "stake", amount: "10" }],
           proposer: val.address,
           title: "Upgrade",
           summary: "to v2",
@@ -412,6 +413,7 @@ describe("gov v1beta1 over the v1 state", () => {
             anyOf(MsgSoftwareUpgradeSchema, { authority: GOV_ADDRESS, plan }),
             anyOf(MsgCancelUpgradeSchema, { authority: GOV_ADDRESS }),
           ],
+          initialDeposit: [{ denom: "stake", amount: "10" }],
           proposer: val.address,
           title: "Two",
           summary: "messages",

@@ -10,6 +10,7 @@ import {
   QueryAllBalancesResponseSchema,
 } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/secp256k1/keys_pb";
+import type { FinalizeBlockResult } from "../../../node/src/app/app.js";
 import type { TxResult } from "../../../node/src/app/tx-result.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { makeTestHome, TEST_DEFINITION } from "./test-home.js";
@@ -41,16 +42,21 @@ export class AppChain {
   }
 
   /** Executes and commits the next block with exactly these txs; answers their results. */
-  async deliver(txs: Uint8Array[]): Promise<TxResult[]> {
+  async deliver(txs: Uint8Array[], time = new Date()): Promise<TxResult[]> {
+    return (await this.block(txs, time)).txResults;
+  }
+
+  /** The same, answering everything the block's execution returned (its events too). */
+  async block(txs: Uint8Array[], time = new Date()): Promise<FinalizeBlockResult> {
     const { app, store, signer } = this.node;
     const result = await app.finalizeBlock({
       height: store.latestHeight + 1,
-      time: new Date(),
+      time,
       txs,
       proposerAddress: signer.address,
     });
     await app.commit();
-    return result.txResults;
+    return result;
   }
 
   async balance(address: string, denom = "stake"): Promise<bigint> {

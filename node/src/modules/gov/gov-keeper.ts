@@ -43,6 +43,7 @@ export const GovErrors = {
   InvalidSigner: def(13, "expected gov account as only signer for proposal message"),
   MetadataTooLong: def(15, "metadata too long"),
   MinDepositTooSmall: def(16, "minimum deposit is too small"),
+  SummaryTooLong: def(22, "summary too long"),
   NoProposalHandlerExists: def(9, "no handler exists for proposal type"),
   UnroutableProposalMsg: def(10, "proposal message not recognized by router"),
 };
@@ -64,6 +65,7 @@ export function defaultGovParams(): Params {
     burnVoteQuorum: false,
     burnProposalDepositPrevote: false,
     burnVoteVeto: true,
+    minDepositRatio: formatDec(10_000_000_000_000_000n),
   });
 }
 

@@ -29,11 +29,12 @@ import { govQueryCommand, govTxCommand } from "./gov-cli.js";
 import { defaultGovParams, GOV_MODULE, GOV_STORE, type GovKeeper } from "./gov-keeper.js";
 import { govLegacyMsgServer } from "./gov-legacy-msg-server.js";
 import { govLegacyQueryServer } from "./gov-legacy-query-server.js";
+import { govLegacyMsgChecks, govMsgChecks } from "./gov-msg-checks.js";
 import { govMsgServer } from "./gov-msg-server.js";
 import { govQueryServer } from "./gov-query-server.js";
-import { tallyProposal } from "./gov-tally.js";
+import { type BondedValidators, bondedValidators, tallyProposal } from "./gov-tally.js";
 import { GOV_V1BETA1_AMINO_TYPES } from "./gov-v1beta1-amino.js";
-import { checkExpeditedParams, proposalRules } from "./proposal-rules.js";
+import { checkExpeditedParams, checkMinDepositRatio, proposalRules } from "./proposal-rules.js";
 
 /**
  * Governance v1 (and v1beta1 over the same state): proposals carry messages that run with the gov account as their signer once the bonded
@@ -86,7 +87,10 @@ export class GovModule implements AppModule {
   validateGenesis(state: unknown): void {
     const g = this.parse(state);
     if (g.params && !g.params.votingPeriod) throw new Error("gov genesis: voting_period must be set");
-    if (g.params) checkExpeditedParams(g.params);
+    if (g.params) {
+      checkExpeditedParams(g.params);
+      checkMinDepositRatio(g.params);
+    }
   }
 
   async initGenesis(ctx: Context, state: unknown): Promise<void> {
@@ -137,10 +141,14 @@ export class GovModule implements AppModule {
       authority: this.authority,
     });
     const queries = govQueryServer(this.keeper, this.staking);
-    r.msgService(Msg, msgs);
+    r.msgService(Msg, msgs, govMsgChecks());
     r.queryService(Query, queries);
     // v1beta1 as Cosmos SDK 0.50 keeps it: the same state, through the v1 servers.
-    r.msgService(LegacyMsg, govLegacyMsgServer(msgs, { types: this.types, authority: this.authority }));
+    r.msgService(
+      LegacyMsg,
+      govLegacyMsgServer(msgs, { types: this.types, authority: this.authority }),
+      govLegacyMsgChecks(this.types),
+    );
     r.queryService(LegacyQuery, govLegacyQueryServer(queries, this.types));
   }
 
@@ -161,12 +169,17 @@ export class GovModule implements AppModule {
       this.keeper.deleteProposal(ctx, id);
       ctx.events.emit("inactive_proposal", { proposal_id: String(id), proposal_result: "proposal_dropped" });
     }
+    // Read once for every tally of the block, and again only after a passed proposal's messages ran (they may
+    // have changed the validators): one pass over the validators a block, not one a proposal.
+    let bonded: BondedValidators | undefined;
     for (const { id, endMs } of await this.keeper.due(ctx, "active", now)) {
       this.keeper.queue(ctx, "active", endMs, id, false);
       const p = await this.keeper.getProposal(ctx, id);
       if (!p) continue;
       const { threshold } = proposalRules(params, p.expedited);
-      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, { ...params, threshold }, true);
+      bonded ??= await bondedValidators(ctx, this.staking);
+      const rules = { ...params, threshold };
+      const outcome = await tallyProposal(ctx, this.keeper, this.staking, id, rules, true, bonded);
       if (p.expedited && !outcome.passes) {
         // As Cosmos: a failed expedited vote becomes a regular one, from the same start, tallied again at
         // its end by the regular rules; the deposits stay until then. The votes were counted (and cleared).
@@ -189,6 +202,7 @@ export class GovModule implements AppModule {
       if (outcome.passes) {
         const failure = await this.execute(ctx, p.messages);
         if (failure === null) {
+          bonded = undefined;
           p.status = ProposalStatus.PASSED;
           result = "proposal_passed";
         } else {

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { CoinSchema } from "@chaind/proto/sdk/base/v1beta1/coin_pb";
 import {
@@ -21,14 +21,14 @@ import {
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { DEC_ONE, formatDec, parseDec } from "../../app/dec.js";
+import { KV_GAS } from "../../app/gas-meter.js";
 import { msgSigners } from "../../app/msg-signers.js";
 import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
-import { proposalRules } from "./proposal-rules.js";
-
-const MAX_METADATA = 255;
+import { checkDepositSize, proposalRules } from "./proposal-rules.js";
+import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
 /** gov's Msg service; `authority` is the gov module account, the only signer proposal messages may have. */
 export function govMsgServer(
@@ -60,8 +60,7 @@ export function govMsgServer(
     metadata: string,
   ) => {
     keeper.addresses.fromString(voter, "voter");
-    if (metadata.length > MAX_METADATA)
-      throw govError(GovErrors.MetadataTooLong, `got ${metadata.length} characters`);
+    checkMetadataLength(metadata);
     let sum = 0n;
     const seen = new Set<VoteOption>();
     for (const o of options) {
@@ -98,12 +97,7 @@ export function govMsgServer(
       const proposer = msg.proposer;
       keeper.addresses.fromString(proposer, "proposer");
       if (msg.messages.length === 0) throw govError(GovErrors.NoProposalMsgs);
-      if (!msg.title.trim())
-        throw govError(GovErrors.InvalidProposalContent, "proposal title cannot be empty");
-      if (!msg.summary.trim())
-        throw govError(GovErrors.InvalidProposalContent, "proposal summary cannot be empty");
-      if (msg.metadata.length > MAX_METADATA)
-        throw govError(GovErrors.MetadataTooLong, `got ${msg.metadata.length} characters`);
+      checkProposalText(msg);
       const registrar = deps.registrar();
       for (const [i, any] of msg.messages.entries()) {
         let unpacked: ReturnType<TypeRegistry["unpack"]>;
@@ -131,6 +125,7 @@ export function govMsgServer(
         if (!initial.isAllGTE(Coins.from(required)))
           throw govError(GovErrors.MinDepositTooSmall, `was (${initial}), need (${Coins.from(required)})`);
       }
+      checkDepositSize(params, msg.expedited, initial);
       const id = await keeper.nextProposalId(ctx);
       const submit = ctx.block.time;
       const depositEnd = new Date(submit.getTime() + Number(params.maxDepositPeriod?.seconds ?? 0n) * 1000);
@@ -147,6 +142,11 @@ export function govMsgServer(
         proposer,
         expedited: msg.expedited,
       });
+      // As Cosmos SDK 0.50: a proposal pays for its stored size three times over (cosmos-sdk#9683).
+      ctx.gasMeter.consume(
+        3 * KV_GAS.writeCostPerByte * toBinary(ProposalSchema, p).length,
+        "submit proposal",
+      );
       keeper.queue(ctx, "inactive", depositEnd.getTime(), id, true);
       ctx.events.emit("submit_proposal", {
         proposal_id: String(id),
@@ -172,6 +172,7 @@ export function govMsgServer(
       const p = await keeper.mustGetProposal(ctx, msg.proposalId);
       if (p.status !== ProposalStatus.DEPOSIT_PERIOD && p.status !== ProposalStatus.VOTING_PERIOD)
         throw govError(GovErrors.InactiveProposal, String(msg.proposalId));
+      checkDepositSize(await keeper.getParams(ctx), p.expedited, amount);
       await keeper.addDeposit(ctx, p, msg.depositor, amount);
       p.totalDeposit = p.totalDeposit.map((c) => create(CoinSchema, c));
       await maybeActivate(ctx, p);

@@ -17,10 +17,30 @@ export interface TallyOutcome {
   tally: TallyResult;
 }
 
+/** The bonded validators by operator address (tokens and the shares they split into), and their tokens in all. */
+export interface BondedValidators {
+  byOperator: Map<string, { tokens: bigint; shares: bigint }>;
+  totalBonded: bigint;
+}
+
+/** Reads the bonded validators: one pass over the validators, which a block's tallies can share. */
+export async function bondedValidators(ctx: Context, staking: StakingKeeper): Promise<BondedValidators> {
+  const byOperator = new Map<string, { tokens: bigint; shares: bigint }>();
+  let totalBonded = 0n;
+  for await (const v of staking.validators(ctx)) {
+    if (v.status !== BondStatus.BONDED) continue;
+    const tokens = BigInt(v.tokens);
+    totalBonded += tokens;
+    byOperator.set(v.operatorAddress, { tokens, shares: parseDecWire(v.delegatorShares) });
+  }
+  return { byOperator, totalBonded };
+}
+
 /**
  * Counts a proposal's votes over bonded stake as Cosmos gov v1 does: a validator votes with its bonded tokens,
  * minus the shares of delegators who voted themselves (their own vote overrides the validator's).
- * Votes are removed once counted.
+ * Votes are removed once counted. `bonded` is read here unless the caller has it (EndBlock reads it once for
+ * all the proposals it tallies): the work is the votes' and their delegations', not the validator set's.
  */
 export async function tallyProposal(
   ctx: Context,
@@ -29,18 +49,22 @@ export async function tallyProposal(
   proposalId: bigint,
   params: Params,
   removeVotes: boolean,
+  bonded?: BondedValidators,
 ): Promise<TallyOutcome> {
-  const validators = new Map<
+  const { byOperator, totalBonded } = bonded ?? (await bondedValidators(ctx, staking));
+  /** Per validator this tally touched: the shares of delegators who voted themselves, and its own vote. */
+  const touched = new Map<
     string,
-    { tokens: bigint; shares: bigint; deductions: bigint; options?: { option: VoteOption; weight: bigint }[] }
+    { deductions: bigint; options?: { option: VoteOption; weight: bigint }[] }
   >();
-  let totalBonded = 0n;
-  for await (const v of staking.validators(ctx)) {
-    if (v.status !== BondStatus.BONDED) continue;
-    const tokens = BigInt(v.tokens);
-    totalBonded += tokens;
-    validators.set(v.operatorAddress, { tokens, shares: parseDecWire(v.delegatorShares), deductions: 0n });
-  }
+  const touch = (operator: string) => {
+    let t = touched.get(operator);
+    if (!t) {
+      t = { deductions: 0n };
+      touched.set(operator, t);
+    }
+    return t;
+  };
   const results = new Map<VoteOption, bigint>([
     [VoteOption.YES, 0n],
     [VoteOption.ABSTAIN, 0n],
@@ -59,20 +83,22 @@ export async function tallyProposal(
   for (const vote of votes) {
     const options = vote.options.map((o) => ({ option: o.option, weight: parseDec(o.weight) }));
     const voterBytes = gov.addresses.fromString(vote.voter);
-    const asValidator = validators.get(staking.valoper.toString(voterBytes));
-    if (asValidator) asValidator.options = options;
+    const operator = staking.valoper.toString(voterBytes);
+    if (byOperator.has(operator)) touch(operator).options = options;
     for await (const d of staking.delegationsOf(ctx, voterBytes)) {
-      const val = validators.get(d.validatorAddress);
+      const val = byOperator.get(d.validatorAddress);
       if (!val || val.shares === 0n) continue;
       const shares = parseDecWire(d.shares);
-      val.deductions += shares;
+      touch(d.validatorAddress).deductions += shares;
       add(options, (shares * val.tokens * DEC_ONE) / val.shares);
     }
     if (removeVotes) gov.deleteVote(ctx, vote);
   }
-  for (const val of validators.values()) {
-    if (!val.options || val.shares === 0n) continue;
-    add(val.options, ((val.shares - val.deductions) * val.tokens * DEC_ONE) / val.shares);
+  // Validators that voted, with what their delegators did not vote themselves (sums: order does not matter).
+  for (const [operator, t] of touched) {
+    const val = byOperator.get(operator)!;
+    if (!t.options || val.shares === 0n) continue;
+    add(t.options, ((val.shares - t.deductions) * val.tokens * DEC_ONE) / val.shares);
   }
   const asInt = (v: bigint) => (v / DEC_ONE).toString();
   const tally = create(TallyResultSchema, {

@@ -1,6 +1,7 @@
 import type { Params } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import { Coins } from "../../app/coins.js";
 import { DEC_ONE, parseDec } from "../../app/dec.js";
+import { GovErrors, govError } from "./gov-keeper.js";
 
 /**
  * The deposit, vote length and pass mark a proposal is held to. Expedited ones use the expedited params; a
@@ -56,4 +57,34 @@ export function checkExpeditedParams(params: Params): void {
     if (Coins.from(params.minDeposit).isAllGTE(expedited))
       fail(`expedited minimum deposit must be greater than minimum deposit: ${expedited}`);
   }
+}
+
+/**
+ * Cosmos SDK 0.50's least deposit (min_deposit_ratio): a deposit, an initial one too, must hold at least that
+ * share of the proposal's minimum deposit in one of its denoms; so no proposal is submitted for its fee alone.
+ * A ratio left unset (params stored before it existed) asks nothing, as in the SDK.
+ */
+export function checkDepositSize(params: Params, expedited: boolean, amount: Coins): void {
+  const ratio = parseDec(params.minDepositRatio || "0", "min deposit ratio");
+  if (ratio === 0n) return;
+  const thresholds = Coins.from(proposalRules(params, expedited).minDeposit).list.map((c) => ({
+    denom: c.denom,
+    amount: (c.amount * ratio) / DEC_ONE,
+  }));
+  const met = thresholds.some((t) => amount.list.some((c) => c.denom === t.denom && c.amount >= t.amount));
+  if (!met)
+    throw govError(
+      GovErrors.MinDepositTooSmall,
+      `received ${amount} but need at least one of the following: ${thresholds.map((t) => `${t.amount}${t.denom}`).join(",")}`,
+    );
+}
+
+/** The SDK's check of min_deposit_ratio in a genesis: a decimal from 0 to 1. */
+export function checkMinDepositRatio(params: Params): void {
+  if (!params.minDepositRatio) return;
+  const ratio = parseDec(params.minDepositRatio, "min deposit ratio");
+  if (ratio < 0n)
+    throw new Error(`gov genesis: min deposit ratio must not be negative: ${params.minDepositRatio}`);
+  if (ratio > DEC_ONE)
+    throw new Error(`gov genesis: min deposit ratio is too large: ${params.minDepositRatio}`);
 }
