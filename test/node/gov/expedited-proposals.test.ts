@@ -21,9 +21,13 @@ import { makeTestHome, TEST_DEFINITION, testAccount } from "../helpers/test-home
 const val = testAccount("validator");
 const alice = testAccount("alice");
 const valoper = new AddressCodec("sdkvaloper").toString(new AddressCodec("sdk").fromString(val.address));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Regular votes last PERIOD_MS, expedited ones half as long; long enough for a few blocks on a loaded machine. */
+const PERIOD_MS = 6000;
+/** Waits until a proposal's vote has ended by the wall clock, which block times follow. */
+const untilVoteEnds = (p: Proposal) =>
+  new Promise((r) => setTimeout(r, Math.max(0, timestampDate(p.votingEndTime!).getTime() - Date.now() + 50)));
 
-/** Regular votes last 2 s, expedited ones 1 s (half, as testnet homes set them); deposits 1000 and 5000. */
+/** Regular votes last 6 s, expedited ones 3 s (half, as testnet homes set them); deposits 1000 and 5000. */
 describe("expedited proposals (gov v1): shorter vote, higher bar, larger deposit, converted when they fail", () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
@@ -37,7 +41,7 @@ describe("expedited proposals (gov v1): shorter vote, higher bar, larger deposit
         { account: alice, coins: "1000000stake" },
       ],
       validator: { account: val, stake: 600n },
-      govPeriodMs: 2000,
+      govPeriodMs: PERIOD_MS,
     });
     cleanups.push(h.cleanup);
     const path = join(h.home, "config", "genesis.json");
@@ -116,8 +120,8 @@ describe("expedited proposals (gov v1): shorter vote, higher bar, larger deposit
     expect((await vote(node, signers.val, id)).code).toBe(0);
     const voting = await proposal(node, id);
     expect(voting).toMatchObject({ status: ProposalStatus.VOTING_PERIOD, expedited: true });
-    expect(lengthMs(voting)).toBe(1000);
-    await sleep(1100);
+    expect(lengthMs(voting)).toBe(PERIOD_MS / 2);
+    await untilVoteEnds(voting);
     await node.producer.produce();
     expect((await proposal(node, id)).status).toBe(ProposalStatus.PASSED);
     const plan = await queryApp(
@@ -135,16 +139,16 @@ describe("expedited proposals (gov v1): shorter vote, higher bar, larger deposit
     const id = await submitUpgrade(node, signers.val, "5000");
     expect((await vote(node, signers.val, id)).code).toBe(0);
     expect((await vote(node, signers.alice, id, VoteOption.NO)).code).toBe(0);
-    await sleep(1100);
+    await untilVoteEnds(await proposal(node, id));
     await node.producer.produce();
     const regular = await proposal(node, id);
     expect(regular).toMatchObject({ status: ProposalStatus.VOTING_PERIOD, expedited: false });
-    expect(lengthMs(regular)).toBe(2000);
+    expect(lengthMs(regular)).toBe(PERIOD_MS);
     expect(regular.finalTallyResult?.yesCount).toBe("600");
     // As in Cosmos, the tally cleared the votes: both vote again in the regular period.
     expect((await vote(node, signers.val, id)).code).toBe(0);
     expect((await vote(node, signers.alice, id, VoteOption.NO)).code).toBe(0);
-    await sleep(1000);
+    await untilVoteEnds(regular);
     await node.producer.produce();
     expect((await proposal(node, id)).status).toBe(ProposalStatus.PASSED);
   });
@@ -157,7 +161,7 @@ describe("expedited proposals (gov v1): shorter vote, higher bar, larger deposit
 
   it("a genesis whose expedited params do not beat the regular ones is refused, naming the param", async () => {
     const cases: [(p: Record<string, unknown>) => void, RegExp][] = [
-      [(p) => (p.expedited_voting_period = "2s"), /expedited voting period 2s must be strictly less/],
+      [(p) => (p.expedited_voting_period = "6s"), /expedited voting period 6s must be strictly less/],
       [
         (p) => (p.expedited_threshold = "0.4"),
         /expedited vote threshold 0.4, must be greater than the regular/,
