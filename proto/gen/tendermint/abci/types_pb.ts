@@ -2,15 +2,1363 @@
 // @generated from file tendermint/abci/types.proto (package tendermint.abci, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { PublicKey } from "../crypto/keys_pb.js";
+import { file_tendermint_crypto_keys } from "../crypto/keys_pb.js";
+import type { ProofOps } from "../crypto/proof_pb.js";
+import { file_tendermint_crypto_proof } from "../crypto/proof_pb.js";
+import type { ConsensusParams } from "../types/params_pb.js";
+import { file_tendermint_types_params } from "../types/params_pb.js";
+import type { BlockIDFlag } from "../types/validator_pb.js";
+import { file_tendermint_types_validator } from "../types/validator_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tendermint/abci/types.proto.
  */
 export const file_tendermint_abci_types: GenFile = /*@__PURE__*/
-  fileDesc("Cht0ZW5kZXJtaW50L2FiY2kvdHlwZXMucHJvdG8SD3RlbmRlcm1pbnQuYWJjaSJKCgVFdmVudBIMCgR0eXBlGAEgASgJEjMKCmF0dHJpYnV0ZXMYAiADKAsyHy50ZW5kZXJtaW50LmFiY2kuRXZlbnRBdHRyaWJ1dGUiOwoORXZlbnRBdHRyaWJ1dGUSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJEg0KBWluZGV4GAMgASgIYgZwcm90bzM");
+  fileDesc("Cht0ZW5kZXJtaW50L2FiY2kvdHlwZXMucHJvdG8SD3RlbmRlcm1pbnQuYWJjaSLyBwoHUmVxdWVzdBIsCgRlY2hvGAEgASgLMhwudGVuZGVybWludC5hYmNpLlJlcXVlc3RFY2hvSAASLgoFZmx1c2gYAiABKAsyHS50ZW5kZXJtaW50LmFiY2kuUmVxdWVzdEZsdXNoSAASLAoEaW5mbxgDIAEoCzIcLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0SW5mb0gAEjcKCmluaXRfY2hhaW4YBSABKAsyIS50ZW5kZXJtaW50LmFiY2kuUmVxdWVzdEluaXRDaGFpbkgAEi4KBXF1ZXJ5GAYgASgLMh0udGVuZGVybWludC5hYmNpLlJlcXVlc3RRdWVyeUgAEjMKCGNoZWNrX3R4GAggASgLMh8udGVuZGVybWludC5hYmNpLlJlcXVlc3RDaGVja1R4SAASMAoGY29tbWl0GAsgASgLMh4udGVuZGVybWludC5hYmNpLlJlcXVlc3RDb21taXRIABI/Cg5saXN0X3NuYXBzaG90cxgMIAEoCzIlLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0TGlzdFNuYXBzaG90c0gAEj8KDm9mZmVyX3NuYXBzaG90GA0gASgLMiUudGVuZGVybWludC5hYmNpLlJlcXVlc3RPZmZlclNuYXBzaG90SAASSAoTbG9hZF9zbmFwc2hvdF9jaHVuaxgOIAEoCzIpLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0TG9hZFNuYXBzaG90Q2h1bmtIABJKChRhcHBseV9zbmFwc2hvdF9jaHVuaxgPIAEoCzIqLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0QXBwbHlTbmFwc2hvdENodW5rSAASQwoQcHJlcGFyZV9wcm9wb3NhbBgQIAEoCzInLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0UHJlcGFyZVByb3Bvc2FsSAASQwoQcHJvY2Vzc19wcm9wb3NhbBgRIAEoCzInLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0UHJvY2Vzc1Byb3Bvc2FsSAASOQoLZXh0ZW5kX3ZvdGUYEiABKAsyIi50ZW5kZXJtaW50LmFiY2kuUmVxdWVzdEV4dGVuZFZvdGVIABJMChV2ZXJpZnlfdm90ZV9leHRlbnNpb24YEyABKAsyKy50ZW5kZXJtaW50LmFiY2kuUmVxdWVzdFZlcmlmeVZvdGVFeHRlbnNpb25IABI/Cg5maW5hbGl6ZV9ibG9jaxgUIAEoCzIlLnRlbmRlcm1pbnQuYWJjaS5SZXF1ZXN0RmluYWxpemVCbG9ja0gAQgcKBXZhbHVlSgQIBBAFSgQIBxAISgQICRAKSgQIChALIh4KC1JlcXVlc3RFY2hvEg8KB21lc3NhZ2UYASABKAkiDgoMUmVxdWVzdEZsdXNoImAKC1JlcXVlc3RJbmZvEg8KB3ZlcnNpb24YASABKAkSFQoNYmxvY2tfdmVyc2lvbhgCIAEoBBITCgtwMnBfdmVyc2lvbhgDIAEoBBIUCgxhYmNpX3ZlcnNpb24YBCABKAki8gEKEFJlcXVlc3RJbml0Q2hhaW4SKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIY2hhaW5faWQYAiABKAkSOwoQY29uc2Vuc3VzX3BhcmFtcxgDIAEoCzIhLnRlbmRlcm1pbnQudHlwZXMuQ29uc2Vuc3VzUGFyYW1zEjQKCnZhbGlkYXRvcnMYBCADKAsyIC50ZW5kZXJtaW50LmFiY2kuVmFsaWRhdG9yVXBkYXRlEhcKD2FwcF9zdGF0ZV9ieXRlcxgFIAEoDBIWCg5pbml0aWFsX2hlaWdodBgGIAEoAyJJCgxSZXF1ZXN0UXVlcnkSDAoEZGF0YRgBIAEoDBIMCgRwYXRoGAIgASgJEg4KBmhlaWdodBgDIAEoAxINCgVwcm92ZRgEIAEoCCJICg5SZXF1ZXN0Q2hlY2tUeBIKCgJ0eBgBIAEoDBIqCgR0eXBlGAIgASgOMhwudGVuZGVybWludC5hYmNpLkNoZWNrVHhUeXBlIg8KDVJlcXVlc3RDb21taXQiFgoUUmVxdWVzdExpc3RTbmFwc2hvdHMiVQoUUmVxdWVzdE9mZmVyU25hcHNob3QSKwoIc25hcHNob3QYASABKAsyGS50ZW5kZXJtaW50LmFiY2kuU25hcHNob3QSEAoIYXBwX2hhc2gYAiABKAwiSQoYUmVxdWVzdExvYWRTbmFwc2hvdENodW5rEg4KBmhlaWdodBgBIAEoBBIOCgZmb3JtYXQYAiABKA0SDQoFY2h1bmsYAyABKA0iSQoZUmVxdWVzdEFwcGx5U25hcHNob3RDaHVuaxINCgVpbmRleBgBIAEoDRINCgVjaHVuaxgCIAEoDBIOCgZzZW5kZXIYAyABKAkioAIKFlJlcXVlc3RQcmVwYXJlUHJvcG9zYWwSFAoMbWF4X3R4X2J5dGVzGAEgASgDEgsKA3R4cxgCIAMoDBI+ChFsb2NhbF9sYXN0X2NvbW1pdBgDIAEoCzIjLnRlbmRlcm1pbnQuYWJjaS5FeHRlbmRlZENvbW1pdEluZm8SMQoLbWlzYmVoYXZpb3IYBCADKAsyHC50ZW5kZXJtaW50LmFiY2kuTWlzYmVoYXZpb3ISDgoGaGVpZ2h0GAUgASgDEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFG5leHRfdmFsaWRhdG9yc19oYXNoGAcgASgMEhgKEHByb3Bvc2VyX2FkZHJlc3MYCCABKAwikwIKFlJlcXVlc3RQcm9jZXNzUHJvcG9zYWwSCwoDdHhzGAEgAygMEjkKFHByb3Bvc2VkX2xhc3RfY29tbWl0GAIgASgLMhsudGVuZGVybWludC5hYmNpLkNvbW1pdEluZm8SMQoLbWlzYmVoYXZpb3IYAyADKAsyHC50ZW5kZXJtaW50LmFiY2kuTWlzYmVoYXZpb3ISDAoEaGFzaBgEIAEoDBIOCgZoZWlnaHQYBSABKAMSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUbmV4dF92YWxpZGF0b3JzX2hhc2gYByABKAwSGAoQcHJvcG9zZXJfYWRkcmVzcxgIIAEoDCKOAgoRUmVxdWVzdEV4dGVuZFZvdGUSDAoEaGFzaBgBIAEoDBIOCgZoZWlnaHQYAiABKAMSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCwoDdHhzGAQgAygMEjkKFHByb3Bvc2VkX2xhc3RfY29tbWl0GAUgASgLMhsudGVuZGVybWludC5hYmNpLkNvbW1pdEluZm8SMQoLbWlzYmVoYXZpb3IYBiADKAsyHC50ZW5kZXJtaW50LmFiY2kuTWlzYmVoYXZpb3ISHAoUbmV4dF92YWxpZGF0b3JzX2hhc2gYByABKAwSGAoQcHJvcG9zZXJfYWRkcmVzcxgIIAEoDCJtChpSZXF1ZXN0VmVyaWZ5Vm90ZUV4dGVuc2lvbhIMCgRoYXNoGAEgASgMEhkKEXZhbGlkYXRvcl9hZGRyZXNzGAIgASgMEg4KBmhlaWdodBgDIAEoAxIWCg52b3RlX2V4dGVuc2lvbhgEIAEoDCKQAgoUUmVxdWVzdEZpbmFsaXplQmxvY2sSCwoDdHhzGAEgAygMEjgKE2RlY2lkZWRfbGFzdF9jb21taXQYAiABKAsyGy50ZW5kZXJtaW50LmFiY2kuQ29tbWl0SW5mbxIxCgttaXNiZWhhdmlvchgDIAMoCzIcLnRlbmRlcm1pbnQuYWJjaS5NaXNiZWhhdmlvchIMCgRoYXNoGAQgASgMEg4KBmhlaWdodBgFIAEoAxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRuZXh0X3ZhbGlkYXRvcnNfaGFzaBgHIAEoDBIYChBwcm9wb3Nlcl9hZGRyZXNzGAggASgMIrwICghSZXNwb25zZRI3CglleGNlcHRpb24YASABKAsyIi50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VFeGNlcHRpb25IABItCgRlY2hvGAIgASgLMh0udGVuZGVybWludC5hYmNpLlJlc3BvbnNlRWNob0gAEi8KBWZsdXNoGAMgASgLMh4udGVuZGVybWludC5hYmNpLlJlc3BvbnNlRmx1c2hIABItCgRpbmZvGAQgASgLMh0udGVuZGVybWludC5hYmNpLlJlc3BvbnNlSW5mb0gAEjgKCmluaXRfY2hhaW4YBiABKAsyIi50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VJbml0Q2hhaW5IABIvCgVxdWVyeRgHIAEoCzIeLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZVF1ZXJ5SAASNAoIY2hlY2tfdHgYCSABKAsyIC50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VDaGVja1R4SAASMQoGY29tbWl0GAwgASgLMh8udGVuZGVybWludC5hYmNpLlJlc3BvbnNlQ29tbWl0SAASQAoObGlzdF9zbmFwc2hvdHMYDSABKAsyJi50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VMaXN0U25hcHNob3RzSAASQAoOb2ZmZXJfc25hcHNob3QYDiABKAsyJi50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VPZmZlclNuYXBzaG90SAASSQoTbG9hZF9zbmFwc2hvdF9jaHVuaxgPIAEoCzIqLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZUxvYWRTbmFwc2hvdENodW5rSAASSwoUYXBwbHlfc25hcHNob3RfY2h1bmsYECABKAsyKy50ZW5kZXJtaW50LmFiY2kuUmVzcG9uc2VBcHBseVNuYXBzaG90Q2h1bmtIABJEChBwcmVwYXJlX3Byb3Bvc2FsGBEgASgLMigudGVuZGVybWludC5hYmNpLlJlc3BvbnNlUHJlcGFyZVByb3Bvc2FsSAASRAoQcHJvY2Vzc19wcm9wb3NhbBgSIAEoCzIoLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZVByb2Nlc3NQcm9wb3NhbEgAEjoKC2V4dGVuZF92b3RlGBMgASgLMiMudGVuZGVybWludC5hYmNpLlJlc3BvbnNlRXh0ZW5kVm90ZUgAEk0KFXZlcmlmeV92b3RlX2V4dGVuc2lvbhgUIAEoCzIsLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZVZlcmlmeVZvdGVFeHRlbnNpb25IABJACg5maW5hbGl6ZV9ibG9jaxgVIAEoCzImLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZUZpbmFsaXplQmxvY2tIAEIHCgV2YWx1ZUoECAUQBkoECAgQCUoECAoQC0oECAsQDCIiChFSZXNwb25zZUV4Y2VwdGlvbhINCgVlcnJvchgBIAEoCSIfCgxSZXNwb25zZUVjaG8SDwoHbWVzc2FnZRgBIAEoCSIPCg1SZXNwb25zZUZsdXNoInoKDFJlc3BvbnNlSW5mbxIMCgRkYXRhGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLYXBwX3ZlcnNpb24YAyABKAQSGQoRbGFzdF9ibG9ja19oZWlnaHQYBCABKAMSGwoTbGFzdF9ibG9ja19hcHBfaGFzaBgFIAEoDCKYAQoRUmVzcG9uc2VJbml0Q2hhaW4SOwoQY29uc2Vuc3VzX3BhcmFtcxgBIAEoCzIhLnRlbmRlcm1pbnQudHlwZXMuQ29uc2Vuc3VzUGFyYW1zEjQKCnZhbGlkYXRvcnMYAiADKAsyIC50ZW5kZXJtaW50LmFiY2kuVmFsaWRhdG9yVXBkYXRlEhAKCGFwcF9oYXNoGAMgASgMIrwBCg1SZXNwb25zZVF1ZXJ5EgwKBGNvZGUYASABKA0SCwoDbG9nGAMgASgJEgwKBGluZm8YBCABKAkSDQoFaW5kZXgYBSABKAMSCwoDa2V5GAYgASgMEg0KBXZhbHVlGAcgASgMEi4KCXByb29mX29wcxgIIAEoCzIbLnRlbmRlcm1pbnQuY3J5cHRvLlByb29mT3BzEg4KBmhlaWdodBgJIAEoAxIRCgljb2Rlc3BhY2UYCiABKAlKBAgCEAMirwEKD1Jlc3BvbnNlQ2hlY2tUeBIMCgRjb2RlGAEgASgNEgwKBGRhdGEYAiABKAwSCwoDbG9nGAMgASgJEgwKBGluZm8YBCABKAkSEgoKZ2FzX3dhbnRlZBgFIAEoAxIQCghnYXNfdXNlZBgGIAEoAxImCgZldmVudHMYByADKAsyFi50ZW5kZXJtaW50LmFiY2kuRXZlbnQSEQoJY29kZXNwYWNlGAggASgJSgQICRAMIjMKDlJlc3BvbnNlQ29tbWl0EhUKDXJldGFpbl9oZWlnaHQYAyABKANKBAgBEAJKBAgCEAMiRQoVUmVzcG9uc2VMaXN0U25hcHNob3RzEiwKCXNuYXBzaG90cxgBIAMoCzIZLnRlbmRlcm1pbnQuYWJjaS5TbmFwc2hvdCK2AQoVUmVzcG9uc2VPZmZlclNuYXBzaG90Ej0KBnJlc3VsdBgBIAEoDjItLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZU9mZmVyU25hcHNob3QuUmVzdWx0Il4KBlJlc3VsdBILCgdVTktOT1dOEAASCgoGQUNDRVBUEAESCQoFQUJPUlQQAhIKCgZSRUpFQ1QQAxIRCg1SRUpFQ1RfRk9STUFUEAQSEQoNUkVKRUNUX1NFTkRFUhAFIioKGVJlc3BvbnNlTG9hZFNuYXBzaG90Q2h1bmsSDQoFY2h1bmsYASABKAwi8gEKGlJlc3BvbnNlQXBwbHlTbmFwc2hvdENodW5rEkIKBnJlc3VsdBgBIAEoDjIyLnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZUFwcGx5U25hcHNob3RDaHVuay5SZXN1bHQSFgoOcmVmZXRjaF9jaHVua3MYAiADKA0SFgoOcmVqZWN0X3NlbmRlcnMYAyADKAkiYAoGUmVzdWx0EgsKB1VOS05PV04QABIKCgZBQ0NFUFQQARIJCgVBQk9SVBACEgkKBVJFVFJZEAMSEgoOUkVUUllfU05BUFNIT1QQBBITCg9SRUpFQ1RfU05BUFNIT1QQBSImChdSZXNwb25zZVByZXBhcmVQcm9wb3NhbBILCgN0eHMYASADKAwimQEKF1Jlc3BvbnNlUHJvY2Vzc1Byb3Bvc2FsEkcKBnN0YXR1cxgBIAEoDjI3LnRlbmRlcm1pbnQuYWJjaS5SZXNwb25zZVByb2Nlc3NQcm9wb3NhbC5Qcm9wb3NhbFN0YXR1cyI1Cg5Qcm9wb3NhbFN0YXR1cxILCgdVTktOT1dOEAASCgoGQUNDRVBUEAESCgoGUkVKRUNUEAIiLAoSUmVzcG9uc2VFeHRlbmRWb3RlEhYKDnZvdGVfZXh0ZW5zaW9uGAEgASgMIp0BChtSZXNwb25zZVZlcmlmeVZvdGVFeHRlbnNpb24SSQoGc3RhdHVzGAEgASgOMjkudGVuZGVybWludC5hYmNpLlJlc3BvbnNlVmVyaWZ5Vm90ZUV4dGVuc2lvbi5WZXJpZnlTdGF0dXMiMwoMVmVyaWZ5U3RhdHVzEgsKB1VOS05PV04QABIKCgZBQ0NFUFQQARIKCgZSRUpFQ1QQAiKFAgoVUmVzcG9uc2VGaW5hbGl6ZUJsb2NrEiYKBmV2ZW50cxgBIAMoCzIWLnRlbmRlcm1pbnQuYWJjaS5FdmVudBIxCgp0eF9yZXN1bHRzGAIgAygLMh0udGVuZGVybWludC5hYmNpLkV4ZWNUeFJlc3VsdBI7ChF2YWxpZGF0b3JfdXBkYXRlcxgDIAMoCzIgLnRlbmRlcm1pbnQuYWJjaS5WYWxpZGF0b3JVcGRhdGUSQgoXY29uc2Vuc3VzX3BhcmFtX3VwZGF0ZXMYBCABKAsyIS50ZW5kZXJtaW50LnR5cGVzLkNvbnNlbnN1c1BhcmFtcxIQCghhcHBfaGFzaBgFIAEoDCJFCgpDb21taXRJbmZvEg0KBXJvdW5kGAEgASgFEigKBXZvdGVzGAIgAygLMhkudGVuZGVybWludC5hYmNpLlZvdGVJbmZvIlUKEkV4dGVuZGVkQ29tbWl0SW5mbxINCgVyb3VuZBgBIAEoBRIwCgV2b3RlcxgCIAMoCzIhLnRlbmRlcm1pbnQuYWJjaS5FeHRlbmRlZFZvdGVJbmZvIkoKBUV2ZW50EgwKBHR5cGUYASABKAkSMwoKYXR0cmlidXRlcxgCIAMoCzIfLnRlbmRlcm1pbnQuYWJjaS5FdmVudEF0dHJpYnV0ZSI7Cg5FdmVudEF0dHJpYnV0ZRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAkSDQoFaW5kZXgYAyABKAgipgEKDEV4ZWNUeFJlc3VsdBIMCgRjb2RlGAEgASgNEgwKBGRhdGEYAiABKAwSCwoDbG9nGAMgASgJEgwKBGluZm8YBCABKAkSEgoKZ2FzX3dhbnRlZBgFIAEoAxIQCghnYXNfdXNlZBgGIAEoAxImCgZldmVudHMYByADKAsyFi50ZW5kZXJtaW50LmFiY2kuRXZlbnQSEQoJY29kZXNwYWNlGAggASgJImQKCFR4UmVzdWx0Eg4KBmhlaWdodBgBIAEoAxINCgVpbmRleBgCIAEoDRIKCgJ0eBgDIAEoDBItCgZyZXN1bHQYBCABKAsyHS50ZW5kZXJtaW50LmFiY2kuRXhlY1R4UmVzdWx0IjEKCVZhbGlkYXRvchIPCgdhZGRyZXNzGAEgASgMEg0KBXBvd2VyGAMgASgDSgQIAhADIk8KD1ZhbGlkYXRvclVwZGF0ZRItCgdwdWJfa2V5GAEgASgLMhwudGVuZGVybWludC5jcnlwdG8uUHVibGljS2V5Eg0KBXBvd2VyGAIgASgDInUKCFZvdGVJbmZvEi0KCXZhbGlkYXRvchgBIAEoCzIaLnRlbmRlcm1pbnQuYWJjaS5WYWxpZGF0b3ISNAoNYmxvY2tfaWRfZmxhZxgDIAEoDjIdLnRlbmRlcm1pbnQudHlwZXMuQmxvY2tJREZsYWdKBAgCEAMisgEKEEV4dGVuZGVkVm90ZUluZm8SLQoJdmFsaWRhdG9yGAEgASgLMhoudGVuZGVybWludC5hYmNpLlZhbGlkYXRvchIWCg52b3RlX2V4dGVuc2lvbhgDIAEoDBIbChNleHRlbnNpb25fc2lnbmF0dXJlGAQgASgMEjQKDWJsb2NrX2lkX2ZsYWcYBSABKA4yHS50ZW5kZXJtaW50LnR5cGVzLkJsb2NrSURGbGFnSgQIAhADIsIBCgtNaXNiZWhhdmlvchIuCgR0eXBlGAEgASgOMiAudGVuZGVybWludC5hYmNpLk1pc2JlaGF2aW9yVHlwZRItCgl2YWxpZGF0b3IYAiABKAsyGi50ZW5kZXJtaW50LmFiY2kuVmFsaWRhdG9yEg4KBmhlaWdodBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJ0b3RhbF92b3RpbmdfcG93ZXIYBSABKAMiWgoIU25hcHNob3QSDgoGaGVpZ2h0GAEgASgEEg4KBmZvcm1hdBgCIAEoDRIOCgZjaHVua3MYAyABKA0SDAoEaGFzaBgEIAEoDBIQCghtZXRhZGF0YRgFIAEoDCojCgtDaGVja1R4VHlwZRIHCgNORVcQABILCgdSRUNIRUNLEAEqSwoPTWlzYmVoYXZpb3JUeXBlEgsKB1VOS05PV04QABISCg5EVVBMSUNBVEVfVk9URRABEhcKE0xJR0hUX0NMSUVOVF9BVFRBQ0sQAmIGcHJvdG8z", [file_google_protobuf_timestamp, file_tendermint_crypto_keys, file_tendermint_crypto_proof, file_tendermint_types_params, file_tendermint_types_validator]);
+
+/**
+ * @generated from message tendermint.abci.Request
+ */
+export type Request = Message<"tendermint.abci.Request"> & {
+  /**
+   * @generated from oneof tendermint.abci.Request.value
+   */
+  value: {
+    /**
+     * @generated from field: tendermint.abci.RequestEcho echo = 1;
+     */
+    value: RequestEcho;
+    case: "echo";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestFlush flush = 2;
+     */
+    value: RequestFlush;
+    case: "flush";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestInfo info = 3;
+     */
+    value: RequestInfo;
+    case: "info";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestInitChain init_chain = 5;
+     */
+    value: RequestInitChain;
+    case: "initChain";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestQuery query = 6;
+     */
+    value: RequestQuery;
+    case: "query";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestCheckTx check_tx = 8;
+     */
+    value: RequestCheckTx;
+    case: "checkTx";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestCommit commit = 11;
+     */
+    value: RequestCommit;
+    case: "commit";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestListSnapshots list_snapshots = 12;
+     */
+    value: RequestListSnapshots;
+    case: "listSnapshots";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestOfferSnapshot offer_snapshot = 13;
+     */
+    value: RequestOfferSnapshot;
+    case: "offerSnapshot";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestLoadSnapshotChunk load_snapshot_chunk = 14;
+     */
+    value: RequestLoadSnapshotChunk;
+    case: "loadSnapshotChunk";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestApplySnapshotChunk apply_snapshot_chunk = 15;
+     */
+    value: RequestApplySnapshotChunk;
+    case: "applySnapshotChunk";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestPrepareProposal prepare_proposal = 16;
+     */
+    value: RequestPrepareProposal;
+    case: "prepareProposal";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestProcessProposal process_proposal = 17;
+     */
+    value: RequestProcessProposal;
+    case: "processProposal";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestExtendVote extend_vote = 18;
+     */
+    value: RequestExtendVote;
+    case: "extendVote";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestVerifyVoteExtension verify_vote_extension = 19;
+     */
+    value: RequestVerifyVoteExtension;
+    case: "verifyVoteExtension";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.RequestFinalizeBlock finalize_block = 20;
+     */
+    value: RequestFinalizeBlock;
+    case: "finalizeBlock";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tendermint.abci.Request.
+ * Use `create(RequestSchema)` to create a new message.
+ */
+export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 0);
+
+/**
+ * @generated from message tendermint.abci.RequestEcho
+ */
+export type RequestEcho = Message<"tendermint.abci.RequestEcho"> & {
+  /**
+   * @generated from field: string message = 1;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestEcho.
+ * Use `create(RequestEchoSchema)` to create a new message.
+ */
+export const RequestEchoSchema: GenMessage<RequestEcho> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 1);
+
+/**
+ * @generated from message tendermint.abci.RequestFlush
+ */
+export type RequestFlush = Message<"tendermint.abci.RequestFlush"> & {
+};
+
+/**
+ * Describes the message tendermint.abci.RequestFlush.
+ * Use `create(RequestFlushSchema)` to create a new message.
+ */
+export const RequestFlushSchema: GenMessage<RequestFlush> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 2);
+
+/**
+ * @generated from message tendermint.abci.RequestInfo
+ */
+export type RequestInfo = Message<"tendermint.abci.RequestInfo"> & {
+  /**
+   * @generated from field: string version = 1;
+   */
+  version: string;
+
+  /**
+   * @generated from field: uint64 block_version = 2;
+   */
+  blockVersion: bigint;
+
+  /**
+   * @generated from field: uint64 p2p_version = 3;
+   */
+  p2pVersion: bigint;
+
+  /**
+   * @generated from field: string abci_version = 4;
+   */
+  abciVersion: string;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestInfo.
+ * Use `create(RequestInfoSchema)` to create a new message.
+ */
+export const RequestInfoSchema: GenMessage<RequestInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 3);
+
+/**
+ * @generated from message tendermint.abci.RequestInitChain
+ */
+export type RequestInitChain = Message<"tendermint.abci.RequestInitChain"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string chain_id = 2;
+   */
+  chainId: string;
+
+  /**
+   * @generated from field: tendermint.types.ConsensusParams consensus_params = 3;
+   */
+  consensusParams?: ConsensusParams | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.ValidatorUpdate validators = 4;
+   */
+  validators: ValidatorUpdate[];
+
+  /**
+   * @generated from field: bytes app_state_bytes = 5;
+   */
+  appStateBytes: Uint8Array;
+
+  /**
+   * @generated from field: int64 initial_height = 6;
+   */
+  initialHeight: bigint;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestInitChain.
+ * Use `create(RequestInitChainSchema)` to create a new message.
+ */
+export const RequestInitChainSchema: GenMessage<RequestInitChain> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 4);
+
+/**
+ * @generated from message tendermint.abci.RequestQuery
+ */
+export type RequestQuery = Message<"tendermint.abci.RequestQuery"> & {
+  /**
+   * @generated from field: bytes data = 1;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * @generated from field: int64 height = 3;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: bool prove = 4;
+   */
+  prove: boolean;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestQuery.
+ * Use `create(RequestQuerySchema)` to create a new message.
+ */
+export const RequestQuerySchema: GenMessage<RequestQuery> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 5);
+
+/**
+ * @generated from message tendermint.abci.RequestCheckTx
+ */
+export type RequestCheckTx = Message<"tendermint.abci.RequestCheckTx"> & {
+  /**
+   * @generated from field: bytes tx = 1;
+   */
+  tx: Uint8Array;
+
+  /**
+   * @generated from field: tendermint.abci.CheckTxType type = 2;
+   */
+  type: CheckTxType;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestCheckTx.
+ * Use `create(RequestCheckTxSchema)` to create a new message.
+ */
+export const RequestCheckTxSchema: GenMessage<RequestCheckTx> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 6);
+
+/**
+ * @generated from message tendermint.abci.RequestCommit
+ */
+export type RequestCommit = Message<"tendermint.abci.RequestCommit"> & {
+};
+
+/**
+ * Describes the message tendermint.abci.RequestCommit.
+ * Use `create(RequestCommitSchema)` to create a new message.
+ */
+export const RequestCommitSchema: GenMessage<RequestCommit> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 7);
+
+/**
+ * @generated from message tendermint.abci.RequestListSnapshots
+ */
+export type RequestListSnapshots = Message<"tendermint.abci.RequestListSnapshots"> & {
+};
+
+/**
+ * Describes the message tendermint.abci.RequestListSnapshots.
+ * Use `create(RequestListSnapshotsSchema)` to create a new message.
+ */
+export const RequestListSnapshotsSchema: GenMessage<RequestListSnapshots> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 8);
+
+/**
+ * @generated from message tendermint.abci.RequestOfferSnapshot
+ */
+export type RequestOfferSnapshot = Message<"tendermint.abci.RequestOfferSnapshot"> & {
+  /**
+   * @generated from field: tendermint.abci.Snapshot snapshot = 1;
+   */
+  snapshot?: Snapshot | undefined;
+
+  /**
+   * The app hash at the snapshot's height, as CometBFT's light client verified it.
+   *
+   * @generated from field: bytes app_hash = 2;
+   */
+  appHash: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestOfferSnapshot.
+ * Use `create(RequestOfferSnapshotSchema)` to create a new message.
+ */
+export const RequestOfferSnapshotSchema: GenMessage<RequestOfferSnapshot> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 9);
+
+/**
+ * @generated from message tendermint.abci.RequestLoadSnapshotChunk
+ */
+export type RequestLoadSnapshotChunk = Message<"tendermint.abci.RequestLoadSnapshotChunk"> & {
+  /**
+   * @generated from field: uint64 height = 1;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: uint32 format = 2;
+   */
+  format: number;
+
+  /**
+   * @generated from field: uint32 chunk = 3;
+   */
+  chunk: number;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestLoadSnapshotChunk.
+ * Use `create(RequestLoadSnapshotChunkSchema)` to create a new message.
+ */
+export const RequestLoadSnapshotChunkSchema: GenMessage<RequestLoadSnapshotChunk> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 10);
+
+/**
+ * @generated from message tendermint.abci.RequestApplySnapshotChunk
+ */
+export type RequestApplySnapshotChunk = Message<"tendermint.abci.RequestApplySnapshotChunk"> & {
+  /**
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: bytes chunk = 2;
+   */
+  chunk: Uint8Array;
+
+  /**
+   * @generated from field: string sender = 3;
+   */
+  sender: string;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestApplySnapshotChunk.
+ * Use `create(RequestApplySnapshotChunkSchema)` to create a new message.
+ */
+export const RequestApplySnapshotChunkSchema: GenMessage<RequestApplySnapshotChunk> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 11);
+
+/**
+ * @generated from message tendermint.abci.RequestPrepareProposal
+ */
+export type RequestPrepareProposal = Message<"tendermint.abci.RequestPrepareProposal"> & {
+  /**
+   * The most bytes of txs the proposal may carry.
+   *
+   * @generated from field: int64 max_tx_bytes = 1;
+   */
+  maxTxBytes: bigint;
+
+  /**
+   * @generated from field: repeated bytes txs = 2;
+   */
+  txs: Uint8Array[];
+
+  /**
+   * @generated from field: tendermint.abci.ExtendedCommitInfo local_last_commit = 3;
+   */
+  localLastCommit?: ExtendedCommitInfo | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Misbehavior misbehavior = 4;
+   */
+  misbehavior: Misbehavior[];
+
+  /**
+   * @generated from field: int64 height = 5;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bytes next_validators_hash = 7;
+   */
+  nextValidatorsHash: Uint8Array;
+
+  /**
+   * @generated from field: bytes proposer_address = 8;
+   */
+  proposerAddress: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestPrepareProposal.
+ * Use `create(RequestPrepareProposalSchema)` to create a new message.
+ */
+export const RequestPrepareProposalSchema: GenMessage<RequestPrepareProposal> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 12);
+
+/**
+ * @generated from message tendermint.abci.RequestProcessProposal
+ */
+export type RequestProcessProposal = Message<"tendermint.abci.RequestProcessProposal"> & {
+  /**
+   * @generated from field: repeated bytes txs = 1;
+   */
+  txs: Uint8Array[];
+
+  /**
+   * @generated from field: tendermint.abci.CommitInfo proposed_last_commit = 2;
+   */
+  proposedLastCommit?: CommitInfo | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Misbehavior misbehavior = 3;
+   */
+  misbehavior: Misbehavior[];
+
+  /**
+   * @generated from field: bytes hash = 4;
+   */
+  hash: Uint8Array;
+
+  /**
+   * @generated from field: int64 height = 5;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bytes next_validators_hash = 7;
+   */
+  nextValidatorsHash: Uint8Array;
+
+  /**
+   * @generated from field: bytes proposer_address = 8;
+   */
+  proposerAddress: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestProcessProposal.
+ * Use `create(RequestProcessProposalSchema)` to create a new message.
+ */
+export const RequestProcessProposalSchema: GenMessage<RequestProcessProposal> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 13);
+
+/**
+ * @generated from message tendermint.abci.RequestExtendVote
+ */
+export type RequestExtendVote = Message<"tendermint.abci.RequestExtendVote"> & {
+  /**
+   * @generated from field: bytes hash = 1;
+   */
+  hash: Uint8Array;
+
+  /**
+   * @generated from field: int64 height = 2;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated bytes txs = 4;
+   */
+  txs: Uint8Array[];
+
+  /**
+   * @generated from field: tendermint.abci.CommitInfo proposed_last_commit = 5;
+   */
+  proposedLastCommit?: CommitInfo | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Misbehavior misbehavior = 6;
+   */
+  misbehavior: Misbehavior[];
+
+  /**
+   * @generated from field: bytes next_validators_hash = 7;
+   */
+  nextValidatorsHash: Uint8Array;
+
+  /**
+   * @generated from field: bytes proposer_address = 8;
+   */
+  proposerAddress: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestExtendVote.
+ * Use `create(RequestExtendVoteSchema)` to create a new message.
+ */
+export const RequestExtendVoteSchema: GenMessage<RequestExtendVote> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 14);
+
+/**
+ * @generated from message tendermint.abci.RequestVerifyVoteExtension
+ */
+export type RequestVerifyVoteExtension = Message<"tendermint.abci.RequestVerifyVoteExtension"> & {
+  /**
+   * @generated from field: bytes hash = 1;
+   */
+  hash: Uint8Array;
+
+  /**
+   * @generated from field: bytes validator_address = 2;
+   */
+  validatorAddress: Uint8Array;
+
+  /**
+   * @generated from field: int64 height = 3;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: bytes vote_extension = 4;
+   */
+  voteExtension: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestVerifyVoteExtension.
+ * Use `create(RequestVerifyVoteExtensionSchema)` to create a new message.
+ */
+export const RequestVerifyVoteExtensionSchema: GenMessage<RequestVerifyVoteExtension> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 15);
+
+/**
+ * @generated from message tendermint.abci.RequestFinalizeBlock
+ */
+export type RequestFinalizeBlock = Message<"tendermint.abci.RequestFinalizeBlock"> & {
+  /**
+   * @generated from field: repeated bytes txs = 1;
+   */
+  txs: Uint8Array[];
+
+  /**
+   * @generated from field: tendermint.abci.CommitInfo decided_last_commit = 2;
+   */
+  decidedLastCommit?: CommitInfo | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Misbehavior misbehavior = 3;
+   */
+  misbehavior: Misbehavior[];
+
+  /**
+   * @generated from field: bytes hash = 4;
+   */
+  hash: Uint8Array;
+
+  /**
+   * @generated from field: int64 height = 5;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bytes next_validators_hash = 7;
+   */
+  nextValidatorsHash: Uint8Array;
+
+  /**
+   * @generated from field: bytes proposer_address = 8;
+   */
+  proposerAddress: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.RequestFinalizeBlock.
+ * Use `create(RequestFinalizeBlockSchema)` to create a new message.
+ */
+export const RequestFinalizeBlockSchema: GenMessage<RequestFinalizeBlock> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 16);
+
+/**
+ * @generated from message tendermint.abci.Response
+ */
+export type Response = Message<"tendermint.abci.Response"> & {
+  /**
+   * @generated from oneof tendermint.abci.Response.value
+   */
+  value: {
+    /**
+     * @generated from field: tendermint.abci.ResponseException exception = 1;
+     */
+    value: ResponseException;
+    case: "exception";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseEcho echo = 2;
+     */
+    value: ResponseEcho;
+    case: "echo";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseFlush flush = 3;
+     */
+    value: ResponseFlush;
+    case: "flush";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseInfo info = 4;
+     */
+    value: ResponseInfo;
+    case: "info";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseInitChain init_chain = 6;
+     */
+    value: ResponseInitChain;
+    case: "initChain";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseQuery query = 7;
+     */
+    value: ResponseQuery;
+    case: "query";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseCheckTx check_tx = 9;
+     */
+    value: ResponseCheckTx;
+    case: "checkTx";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseCommit commit = 12;
+     */
+    value: ResponseCommit;
+    case: "commit";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseListSnapshots list_snapshots = 13;
+     */
+    value: ResponseListSnapshots;
+    case: "listSnapshots";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseOfferSnapshot offer_snapshot = 14;
+     */
+    value: ResponseOfferSnapshot;
+    case: "offerSnapshot";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseLoadSnapshotChunk load_snapshot_chunk = 15;
+     */
+    value: ResponseLoadSnapshotChunk;
+    case: "loadSnapshotChunk";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseApplySnapshotChunk apply_snapshot_chunk = 16;
+     */
+    value: ResponseApplySnapshotChunk;
+    case: "applySnapshotChunk";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponsePrepareProposal prepare_proposal = 17;
+     */
+    value: ResponsePrepareProposal;
+    case: "prepareProposal";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseProcessProposal process_proposal = 18;
+     */
+    value: ResponseProcessProposal;
+    case: "processProposal";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseExtendVote extend_vote = 19;
+     */
+    value: ResponseExtendVote;
+    case: "extendVote";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseVerifyVoteExtension verify_vote_extension = 20;
+     */
+    value: ResponseVerifyVoteExtension;
+    case: "verifyVoteExtension";
+  } | {
+    /**
+     * @generated from field: tendermint.abci.ResponseFinalizeBlock finalize_block = 21;
+     */
+    value: ResponseFinalizeBlock;
+    case: "finalizeBlock";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tendermint.abci.Response.
+ * Use `create(ResponseSchema)` to create a new message.
+ */
+export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 17);
+
+/**
+ * A request the app could not answer; CometBFT stops on it.
+ *
+ * @generated from message tendermint.abci.ResponseException
+ */
+export type ResponseException = Message<"tendermint.abci.ResponseException"> & {
+  /**
+   * @generated from field: string error = 1;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseException.
+ * Use `create(ResponseExceptionSchema)` to create a new message.
+ */
+export const ResponseExceptionSchema: GenMessage<ResponseException> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 18);
+
+/**
+ * @generated from message tendermint.abci.ResponseEcho
+ */
+export type ResponseEcho = Message<"tendermint.abci.ResponseEcho"> & {
+  /**
+   * @generated from field: string message = 1;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseEcho.
+ * Use `create(ResponseEchoSchema)` to create a new message.
+ */
+export const ResponseEchoSchema: GenMessage<ResponseEcho> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 19);
+
+/**
+ * @generated from message tendermint.abci.ResponseFlush
+ */
+export type ResponseFlush = Message<"tendermint.abci.ResponseFlush"> & {
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseFlush.
+ * Use `create(ResponseFlushSchema)` to create a new message.
+ */
+export const ResponseFlushSchema: GenMessage<ResponseFlush> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 20);
+
+/**
+ * @generated from message tendermint.abci.ResponseInfo
+ */
+export type ResponseInfo = Message<"tendermint.abci.ResponseInfo"> & {
+  /**
+   * @generated from field: string data = 1;
+   */
+  data: string;
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version: string;
+
+  /**
+   * @generated from field: uint64 app_version = 3;
+   */
+  appVersion: bigint;
+
+  /**
+   * @generated from field: int64 last_block_height = 4;
+   */
+  lastBlockHeight: bigint;
+
+  /**
+   * @generated from field: bytes last_block_app_hash = 5;
+   */
+  lastBlockAppHash: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseInfo.
+ * Use `create(ResponseInfoSchema)` to create a new message.
+ */
+export const ResponseInfoSchema: GenMessage<ResponseInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 21);
+
+/**
+ * @generated from message tendermint.abci.ResponseInitChain
+ */
+export type ResponseInitChain = Message<"tendermint.abci.ResponseInitChain"> & {
+  /**
+   * @generated from field: tendermint.types.ConsensusParams consensus_params = 1;
+   */
+  consensusParams?: ConsensusParams | undefined;
+
+  /**
+   * @generated from field: repeated tendermint.abci.ValidatorUpdate validators = 2;
+   */
+  validators: ValidatorUpdate[];
+
+  /**
+   * @generated from field: bytes app_hash = 3;
+   */
+  appHash: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseInitChain.
+ * Use `create(ResponseInitChainSchema)` to create a new message.
+ */
+export const ResponseInitChainSchema: GenMessage<ResponseInitChain> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 22);
+
+/**
+ * @generated from message tendermint.abci.ResponseQuery
+ */
+export type ResponseQuery = Message<"tendermint.abci.ResponseQuery"> & {
+  /**
+   * @generated from field: uint32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: string log = 3;
+   */
+  log: string;
+
+  /**
+   * @generated from field: string info = 4;
+   */
+  info: string;
+
+  /**
+   * @generated from field: int64 index = 5;
+   */
+  index: bigint;
+
+  /**
+   * @generated from field: bytes key = 6;
+   */
+  key: Uint8Array;
+
+  /**
+   * @generated from field: bytes value = 7;
+   */
+  value: Uint8Array;
+
+  /**
+   * @generated from field: tendermint.crypto.ProofOps proof_ops = 8;
+   */
+  proofOps?: ProofOps | undefined;
+
+  /**
+   * @generated from field: int64 height = 9;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: string codespace = 10;
+   */
+  codespace: string;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseQuery.
+ * Use `create(ResponseQuerySchema)` to create a new message.
+ */
+export const ResponseQuerySchema: GenMessage<ResponseQuery> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 23);
+
+/**
+ * @generated from message tendermint.abci.ResponseCheckTx
+ */
+export type ResponseCheckTx = Message<"tendermint.abci.ResponseCheckTx"> & {
+  /**
+   * @generated from field: uint32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: bytes data = 2;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: string log = 3;
+   */
+  log: string;
+
+  /**
+   * @generated from field: string info = 4;
+   */
+  info: string;
+
+  /**
+   * @generated from field: int64 gas_wanted = 5;
+   */
+  gasWanted: bigint;
+
+  /**
+   * @generated from field: int64 gas_used = 6;
+   */
+  gasUsed: bigint;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Event events = 7;
+   */
+  events: Event[];
+
+  /**
+   * @generated from field: string codespace = 8;
+   */
+  codespace: string;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseCheckTx.
+ * Use `create(ResponseCheckTxSchema)` to create a new message.
+ */
+export const ResponseCheckTxSchema: GenMessage<ResponseCheckTx> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 24);
+
+/**
+ * @generated from message tendermint.abci.ResponseCommit
+ */
+export type ResponseCommit = Message<"tendermint.abci.ResponseCommit"> & {
+  /**
+   * Blocks below this height may be pruned (0: keep all).
+   *
+   * @generated from field: int64 retain_height = 3;
+   */
+  retainHeight: bigint;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseCommit.
+ * Use `create(ResponseCommitSchema)` to create a new message.
+ */
+export const ResponseCommitSchema: GenMessage<ResponseCommit> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 25);
+
+/**
+ * @generated from message tendermint.abci.ResponseListSnapshots
+ */
+export type ResponseListSnapshots = Message<"tendermint.abci.ResponseListSnapshots"> & {
+  /**
+   * @generated from field: repeated tendermint.abci.Snapshot snapshots = 1;
+   */
+  snapshots: Snapshot[];
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseListSnapshots.
+ * Use `create(ResponseListSnapshotsSchema)` to create a new message.
+ */
+export const ResponseListSnapshotsSchema: GenMessage<ResponseListSnapshots> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 26);
+
+/**
+ * @generated from message tendermint.abci.ResponseOfferSnapshot
+ */
+export type ResponseOfferSnapshot = Message<"tendermint.abci.ResponseOfferSnapshot"> & {
+  /**
+   * @generated from field: tendermint.abci.ResponseOfferSnapshot.Result result = 1;
+   */
+  result: ResponseOfferSnapshot_Result;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseOfferSnapshot.
+ * Use `create(ResponseOfferSnapshotSchema)` to create a new message.
+ */
+export const ResponseOfferSnapshotSchema: GenMessage<ResponseOfferSnapshot> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 27);
+
+/**
+ * @generated from enum tendermint.abci.ResponseOfferSnapshot.Result
+ */
+export enum ResponseOfferSnapshot_Result {
+  /**
+   * @generated from enum value: UNKNOWN = 0;
+   */
+  UNKNOWN = 0,
+
+  /**
+   * @generated from enum value: ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: ABORT = 2;
+   */
+  ABORT = 2,
+
+  /**
+   * @generated from enum value: REJECT = 3;
+   */
+  REJECT = 3,
+
+  /**
+   * @generated from enum value: REJECT_FORMAT = 4;
+   */
+  REJECT_FORMAT = 4,
+
+  /**
+   * @generated from enum value: REJECT_SENDER = 5;
+   */
+  REJECT_SENDER = 5,
+}
+
+/**
+ * Describes the enum tendermint.abci.ResponseOfferSnapshot.Result.
+ */
+export const ResponseOfferSnapshot_ResultSchema: GenEnum<ResponseOfferSnapshot_Result> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 27, 0);
+
+/**
+ * @generated from message tendermint.abci.ResponseLoadSnapshotChunk
+ */
+export type ResponseLoadSnapshotChunk = Message<"tendermint.abci.ResponseLoadSnapshotChunk"> & {
+  /**
+   * @generated from field: bytes chunk = 1;
+   */
+  chunk: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseLoadSnapshotChunk.
+ * Use `create(ResponseLoadSnapshotChunkSchema)` to create a new message.
+ */
+export const ResponseLoadSnapshotChunkSchema: GenMessage<ResponseLoadSnapshotChunk> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 28);
+
+/**
+ * @generated from message tendermint.abci.ResponseApplySnapshotChunk
+ */
+export type ResponseApplySnapshotChunk = Message<"tendermint.abci.ResponseApplySnapshotChunk"> & {
+  /**
+   * @generated from field: tendermint.abci.ResponseApplySnapshotChunk.Result result = 1;
+   */
+  result: ResponseApplySnapshotChunk_Result;
+
+  /**
+   * @generated from field: repeated uint32 refetch_chunks = 2;
+   */
+  refetchChunks: number[];
+
+  /**
+   * @generated from field: repeated string reject_senders = 3;
+   */
+  rejectSenders: string[];
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseApplySnapshotChunk.
+ * Use `create(ResponseApplySnapshotChunkSchema)` to create a new message.
+ */
+export const ResponseApplySnapshotChunkSchema: GenMessage<ResponseApplySnapshotChunk> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 29);
+
+/**
+ * @generated from enum tendermint.abci.ResponseApplySnapshotChunk.Result
+ */
+export enum ResponseApplySnapshotChunk_Result {
+  /**
+   * @generated from enum value: UNKNOWN = 0;
+   */
+  UNKNOWN = 0,
+
+  /**
+   * @generated from enum value: ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: ABORT = 2;
+   */
+  ABORT = 2,
+
+  /**
+   * @generated from enum value: RETRY = 3;
+   */
+  RETRY = 3,
+
+  /**
+   * @generated from enum value: RETRY_SNAPSHOT = 4;
+   */
+  RETRY_SNAPSHOT = 4,
+
+  /**
+   * @generated from enum value: REJECT_SNAPSHOT = 5;
+   */
+  REJECT_SNAPSHOT = 5,
+}
+
+/**
+ * Describes the enum tendermint.abci.ResponseApplySnapshotChunk.Result.
+ */
+export const ResponseApplySnapshotChunk_ResultSchema: GenEnum<ResponseApplySnapshotChunk_Result> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 29, 0);
+
+/**
+ * @generated from message tendermint.abci.ResponsePrepareProposal
+ */
+export type ResponsePrepareProposal = Message<"tendermint.abci.ResponsePrepareProposal"> & {
+  /**
+   * @generated from field: repeated bytes txs = 1;
+   */
+  txs: Uint8Array[];
+};
+
+/**
+ * Describes the message tendermint.abci.ResponsePrepareProposal.
+ * Use `create(ResponsePrepareProposalSchema)` to create a new message.
+ */
+export const ResponsePrepareProposalSchema: GenMessage<ResponsePrepareProposal> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 30);
+
+/**
+ * @generated from message tendermint.abci.ResponseProcessProposal
+ */
+export type ResponseProcessProposal = Message<"tendermint.abci.ResponseProcessProposal"> & {
+  /**
+   * @generated from field: tendermint.abci.ResponseProcessProposal.ProposalStatus status = 1;
+   */
+  status: ResponseProcessProposal_ProposalStatus;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseProcessProposal.
+ * Use `create(ResponseProcessProposalSchema)` to create a new message.
+ */
+export const ResponseProcessProposalSchema: GenMessage<ResponseProcessProposal> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 31);
+
+/**
+ * @generated from enum tendermint.abci.ResponseProcessProposal.ProposalStatus
+ */
+export enum ResponseProcessProposal_ProposalStatus {
+  /**
+   * @generated from enum value: UNKNOWN = 0;
+   */
+  UNKNOWN = 0,
+
+  /**
+   * @generated from enum value: ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: REJECT = 2;
+   */
+  REJECT = 2,
+}
+
+/**
+ * Describes the enum tendermint.abci.ResponseProcessProposal.ProposalStatus.
+ */
+export const ResponseProcessProposal_ProposalStatusSchema: GenEnum<ResponseProcessProposal_ProposalStatus> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 31, 0);
+
+/**
+ * @generated from message tendermint.abci.ResponseExtendVote
+ */
+export type ResponseExtendVote = Message<"tendermint.abci.ResponseExtendVote"> & {
+  /**
+   * @generated from field: bytes vote_extension = 1;
+   */
+  voteExtension: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseExtendVote.
+ * Use `create(ResponseExtendVoteSchema)` to create a new message.
+ */
+export const ResponseExtendVoteSchema: GenMessage<ResponseExtendVote> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 32);
+
+/**
+ * @generated from message tendermint.abci.ResponseVerifyVoteExtension
+ */
+export type ResponseVerifyVoteExtension = Message<"tendermint.abci.ResponseVerifyVoteExtension"> & {
+  /**
+   * @generated from field: tendermint.abci.ResponseVerifyVoteExtension.VerifyStatus status = 1;
+   */
+  status: ResponseVerifyVoteExtension_VerifyStatus;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseVerifyVoteExtension.
+ * Use `create(ResponseVerifyVoteExtensionSchema)` to create a new message.
+ */
+export const ResponseVerifyVoteExtensionSchema: GenMessage<ResponseVerifyVoteExtension> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 33);
+
+/**
+ * @generated from enum tendermint.abci.ResponseVerifyVoteExtension.VerifyStatus
+ */
+export enum ResponseVerifyVoteExtension_VerifyStatus {
+  /**
+   * @generated from enum value: UNKNOWN = 0;
+   */
+  UNKNOWN = 0,
+
+  /**
+   * @generated from enum value: ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: REJECT = 2;
+   */
+  REJECT = 2,
+}
+
+/**
+ * Describes the enum tendermint.abci.ResponseVerifyVoteExtension.VerifyStatus.
+ */
+export const ResponseVerifyVoteExtension_VerifyStatusSchema: GenEnum<ResponseVerifyVoteExtension_VerifyStatus> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 33, 0);
+
+/**
+ * @generated from message tendermint.abci.ResponseFinalizeBlock
+ */
+export type ResponseFinalizeBlock = Message<"tendermint.abci.ResponseFinalizeBlock"> & {
+  /**
+   * @generated from field: repeated tendermint.abci.Event events = 1;
+   */
+  events: Event[];
+
+  /**
+   * @generated from field: repeated tendermint.abci.ExecTxResult tx_results = 2;
+   */
+  txResults: ExecTxResult[];
+
+  /**
+   * @generated from field: repeated tendermint.abci.ValidatorUpdate validator_updates = 3;
+   */
+  validatorUpdates: ValidatorUpdate[];
+
+  /**
+   * @generated from field: tendermint.types.ConsensusParams consensus_param_updates = 4;
+   */
+  consensusParamUpdates?: ConsensusParams | undefined;
+
+  /**
+   * @generated from field: bytes app_hash = 5;
+   */
+  appHash: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.ResponseFinalizeBlock.
+ * Use `create(ResponseFinalizeBlockSchema)` to create a new message.
+ */
+export const ResponseFinalizeBlockSchema: GenMessage<ResponseFinalizeBlock> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 34);
+
+/**
+ * @generated from message tendermint.abci.CommitInfo
+ */
+export type CommitInfo = Message<"tendermint.abci.CommitInfo"> & {
+  /**
+   * @generated from field: int32 round = 1;
+   */
+  round: number;
+
+  /**
+   * @generated from field: repeated tendermint.abci.VoteInfo votes = 2;
+   */
+  votes: VoteInfo[];
+};
+
+/**
+ * Describes the message tendermint.abci.CommitInfo.
+ * Use `create(CommitInfoSchema)` to create a new message.
+ */
+export const CommitInfoSchema: GenMessage<CommitInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 35);
+
+/**
+ * @generated from message tendermint.abci.ExtendedCommitInfo
+ */
+export type ExtendedCommitInfo = Message<"tendermint.abci.ExtendedCommitInfo"> & {
+  /**
+   * @generated from field: int32 round = 1;
+   */
+  round: number;
+
+  /**
+   * @generated from field: repeated tendermint.abci.ExtendedVoteInfo votes = 2;
+   */
+  votes: ExtendedVoteInfo[];
+};
+
+/**
+ * Describes the message tendermint.abci.ExtendedCommitInfo.
+ * Use `create(ExtendedCommitInfoSchema)` to create a new message.
+ */
+export const ExtendedCommitInfoSchema: GenMessage<ExtendedCommitInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 36);
 
 /**
  * @generated from message tendermint.abci.Event
@@ -32,7 +1380,7 @@ export type Event = Message<"tendermint.abci.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_tendermint_abci_types, 0);
+  messageDesc(file_tendermint_abci_types, 37);
 
 /**
  * @generated from message tendermint.abci.EventAttribute
@@ -61,5 +1409,310 @@ export type EventAttribute = Message<"tendermint.abci.EventAttribute"> & {
  * Use `create(EventAttributeSchema)` to create a new message.
  */
 export const EventAttributeSchema: GenMessage<EventAttribute> = /*@__PURE__*/
-  messageDesc(file_tendermint_abci_types, 1);
+  messageDesc(file_tendermint_abci_types, 38);
+
+/**
+ * @generated from message tendermint.abci.ExecTxResult
+ */
+export type ExecTxResult = Message<"tendermint.abci.ExecTxResult"> & {
+  /**
+   * @generated from field: uint32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: bytes data = 2;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: string log = 3;
+   */
+  log: string;
+
+  /**
+   * @generated from field: string info = 4;
+   */
+  info: string;
+
+  /**
+   * @generated from field: int64 gas_wanted = 5;
+   */
+  gasWanted: bigint;
+
+  /**
+   * @generated from field: int64 gas_used = 6;
+   */
+  gasUsed: bigint;
+
+  /**
+   * @generated from field: repeated tendermint.abci.Event events = 7;
+   */
+  events: Event[];
+
+  /**
+   * @generated from field: string codespace = 8;
+   */
+  codespace: string;
+};
+
+/**
+ * Describes the message tendermint.abci.ExecTxResult.
+ * Use `create(ExecTxResultSchema)` to create a new message.
+ */
+export const ExecTxResultSchema: GenMessage<ExecTxResult> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 39);
+
+/**
+ * @generated from message tendermint.abci.TxResult
+ */
+export type TxResult = Message<"tendermint.abci.TxResult"> & {
+  /**
+   * @generated from field: int64 height = 1;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: uint32 index = 2;
+   */
+  index: number;
+
+  /**
+   * @generated from field: bytes tx = 3;
+   */
+  tx: Uint8Array;
+
+  /**
+   * @generated from field: tendermint.abci.ExecTxResult result = 4;
+   */
+  result?: ExecTxResult | undefined;
+};
+
+/**
+ * Describes the message tendermint.abci.TxResult.
+ * Use `create(TxResultSchema)` to create a new message.
+ */
+export const TxResultSchema: GenMessage<TxResult> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 40);
+
+/**
+ * @generated from message tendermint.abci.Validator
+ */
+export type Validator = Message<"tendermint.abci.Validator"> & {
+  /**
+   * sha256(public key)[:20]
+   *
+   * @generated from field: bytes address = 1;
+   */
+  address: Uint8Array;
+
+  /**
+   * @generated from field: int64 power = 3;
+   */
+  power: bigint;
+};
+
+/**
+ * Describes the message tendermint.abci.Validator.
+ * Use `create(ValidatorSchema)` to create a new message.
+ */
+export const ValidatorSchema: GenMessage<Validator> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 41);
+
+/**
+ * @generated from message tendermint.abci.ValidatorUpdate
+ */
+export type ValidatorUpdate = Message<"tendermint.abci.ValidatorUpdate"> & {
+  /**
+   * @generated from field: tendermint.crypto.PublicKey pub_key = 1;
+   */
+  pubKey?: PublicKey | undefined;
+
+  /**
+   * @generated from field: int64 power = 2;
+   */
+  power: bigint;
+};
+
+/**
+ * Describes the message tendermint.abci.ValidatorUpdate.
+ * Use `create(ValidatorUpdateSchema)` to create a new message.
+ */
+export const ValidatorUpdateSchema: GenMessage<ValidatorUpdate> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 42);
+
+/**
+ * @generated from message tendermint.abci.VoteInfo
+ */
+export type VoteInfo = Message<"tendermint.abci.VoteInfo"> & {
+  /**
+   * @generated from field: tendermint.abci.Validator validator = 1;
+   */
+  validator?: Validator | undefined;
+
+  /**
+   * @generated from field: tendermint.types.BlockIDFlag block_id_flag = 3;
+   */
+  blockIdFlag: BlockIDFlag;
+};
+
+/**
+ * Describes the message tendermint.abci.VoteInfo.
+ * Use `create(VoteInfoSchema)` to create a new message.
+ */
+export const VoteInfoSchema: GenMessage<VoteInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 43);
+
+/**
+ * @generated from message tendermint.abci.ExtendedVoteInfo
+ */
+export type ExtendedVoteInfo = Message<"tendermint.abci.ExtendedVoteInfo"> & {
+  /**
+   * @generated from field: tendermint.abci.Validator validator = 1;
+   */
+  validator?: Validator | undefined;
+
+  /**
+   * @generated from field: bytes vote_extension = 3;
+   */
+  voteExtension: Uint8Array;
+
+  /**
+   * @generated from field: bytes extension_signature = 4;
+   */
+  extensionSignature: Uint8Array;
+
+  /**
+   * @generated from field: tendermint.types.BlockIDFlag block_id_flag = 5;
+   */
+  blockIdFlag: BlockIDFlag;
+};
+
+/**
+ * Describes the message tendermint.abci.ExtendedVoteInfo.
+ * Use `create(ExtendedVoteInfoSchema)` to create a new message.
+ */
+export const ExtendedVoteInfoSchema: GenMessage<ExtendedVoteInfo> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 44);
+
+/**
+ * @generated from message tendermint.abci.Misbehavior
+ */
+export type Misbehavior = Message<"tendermint.abci.Misbehavior"> & {
+  /**
+   * @generated from field: tendermint.abci.MisbehaviorType type = 1;
+   */
+  type: MisbehaviorType;
+
+  /**
+   * @generated from field: tendermint.abci.Validator validator = 2;
+   */
+  validator?: Validator | undefined;
+
+  /**
+   * @generated from field: int64 height = 3;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 total_voting_power = 5;
+   */
+  totalVotingPower: bigint;
+};
+
+/**
+ * Describes the message tendermint.abci.Misbehavior.
+ * Use `create(MisbehaviorSchema)` to create a new message.
+ */
+export const MisbehaviorSchema: GenMessage<Misbehavior> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 45);
+
+/**
+ * @generated from message tendermint.abci.Snapshot
+ */
+export type Snapshot = Message<"tendermint.abci.Snapshot"> & {
+  /**
+   * @generated from field: uint64 height = 1;
+   */
+  height: bigint;
+
+  /**
+   * @generated from field: uint32 format = 2;
+   */
+  format: number;
+
+  /**
+   * @generated from field: uint32 chunks = 3;
+   */
+  chunks: number;
+
+  /**
+   * @generated from field: bytes hash = 4;
+   */
+  hash: Uint8Array;
+
+  /**
+   * @generated from field: bytes metadata = 5;
+   */
+  metadata: Uint8Array;
+};
+
+/**
+ * Describes the message tendermint.abci.Snapshot.
+ * Use `create(SnapshotSchema)` to create a new message.
+ */
+export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
+  messageDesc(file_tendermint_abci_types, 46);
+
+/**
+ * @generated from enum tendermint.abci.CheckTxType
+ */
+export enum CheckTxType {
+  /**
+   * @generated from enum value: NEW = 0;
+   */
+  NEW = 0,
+
+  /**
+   * @generated from enum value: RECHECK = 1;
+   */
+  RECHECK = 1,
+}
+
+/**
+ * Describes the enum tendermint.abci.CheckTxType.
+ */
+export const CheckTxTypeSchema: GenEnum<CheckTxType> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 0);
+
+/**
+ * @generated from enum tendermint.abci.MisbehaviorType
+ */
+export enum MisbehaviorType {
+  /**
+   * @generated from enum value: UNKNOWN = 0;
+   */
+  UNKNOWN = 0,
+
+  /**
+   * @generated from enum value: DUPLICATE_VOTE = 1;
+   */
+  DUPLICATE_VOTE = 1,
+
+  /**
+   * @generated from enum value: LIGHT_CLIENT_ATTACK = 2;
+   */
+  LIGHT_CLIENT_ATTACK = 2,
+}
+
+/**
+ * Describes the enum tendermint.abci.MisbehaviorType.
+ */
+export const MisbehaviorTypeSchema: GenEnum<MisbehaviorType> = /*@__PURE__*/
+  enumDesc(file_tendermint_abci_types, 1);
 
