@@ -73,6 +73,12 @@ export class HttpListener {
         resolve();
       });
     });
+    // A server's errors after it listens are failed accepts (out of file descriptors, EMFILE): that client goes
+    // without its connection, and the server keeps listening. libuv 1.45+ drops such failures on Unix before
+    // Node sees them; where one still reaches Node, an unheard 'error' would end the process.
+    server.on("error", (e) =>
+      deps.logger.error(`${opts.name} could not accept a connection`, { err: e.message }),
+    );
     const a = server.address() as AddressInfo;
     const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
     return new HttpListener(server, `http://${host}:${a.port}`);

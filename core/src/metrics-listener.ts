@@ -9,7 +9,8 @@ export interface MetricsSource {
 
 // A scrape is small and quick; a client holding a connection longer than this is not Prometheus.
 const SCRAPE_TIMEOUT_MS = 10_000;
-const MAX_SCRAPERS = 32;
+/** Scrapers served at once; Prometheus needs one. */
+export const MAX_SCRAPERS = 32;
 
 /** Prometheus text on `GET /metrics` at `address`; `setting` names where the address came from in errors. */
 export async function startMetricsListener(

@@ -30,19 +30,37 @@ export class ConcurrencyGate {
     return { running: this.active, waiting: this.line.length };
   }
 
-  /** Runs `task` now or after those ahead of it; rejects at once when the line is full. */
-  run<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` now or after those ahead of it; rejects at once when the line is full. A task whose `signal`
+   * aborts while it waits leaves the line without running (rejecting with the signal's reason), so callers that
+   * gave up do not hold places others could use.
+   */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.active < this.opts.running) {
       this.active++;
-      return this.start(task);
+      return this.start(task, signal);
     }
     if (this.line.length >= this.opts.waiting) return Promise.reject(this.refuse(this.opts));
-    return new Promise<void>((resolve) => this.line.push(resolve)).then(() => this.start(task));
+    return new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        const at = this.line.indexOf(turn);
+        if (at >= 0) this.line.splice(at, 1);
+        reject(signal?.reason);
+      };
+      this.line.push(turn);
+      signal?.addEventListener("abort", leave, { once: true });
+    }).then(() => this.start(task, signal));
   }
 
-  private async start<T>(task: () => Promise<T>): Promise<T> {
+  private async start<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       await nextTurn();
+      signal?.throwIfAborted();
       return await task();
     } finally {
       // The slot passes to the next in line, or frees up.

@@ -11,16 +11,27 @@ import {
   SimulateResponseSchema,
 } from "@chaind/proto/sdk/tx/v1beta1/service_pb";
 import type { App } from "../app/app.js";
+import { ConcurrencyGate, type ConcurrencyGateOptions } from "../app/concurrency-gate.js";
+import { TurnTaker } from "../app/event-loop-turn.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
 import type { BlockProducer } from "../consensus/block-producer.js";
 import type { BlockStore } from "../consensus/block-store.js";
+import { CommittedTxReader } from "../consensus/committed-tx-reader.js";
 import type { Mempool } from "../consensus/mempool.js";
-import { parseTxQuery, searchTxs } from "../consensus/tx-search.js";
+import { rfc3339 } from "../consensus/rfc3339.js";
+import { MAX_TX_SEARCH_PER_PAGE, parseTxQuery, searchTxs } from "../consensus/tx-search.js";
 import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import { committedTxResponse, eventsProto, txOfRaw, txResponse } from "./tx-response.js";
+
+/**
+ * GetTxsEvent searches that run at once, and how many more may wait; the next is refused as "too many tx
+ * searches in flight" (gRPC RESOURCE_EXHAUSTED, HTTP 429). A page holds up to 100 txs of up to a MiB, read and
+ * decoded on the node's thread: two at a time bound that memory and leave the thread to block production.
+ */
+const TX_SEARCH_CONCURRENCY: ConcurrencyGateOptions = { running: 2, waiting: 16 };
 
 /**
  * `sdk.tx.v1beta1.Service`, served through the App's query router so gRPC, REST and RPC `abci_query`
@@ -31,6 +42,16 @@ export function registerTxService(
   deps: { app: App; blocks: BlockStore; mempool: Mempool; producer: BlockProducer },
 ): void {
   const { app, blocks, mempool, producer } = deps;
+  const searches = new ConcurrencyGate(
+    TX_SEARCH_CONCURRENCY,
+    ({ running, waiting }) =>
+      new ChainError(
+        SdkErrors.InvalidRequest.codespace,
+        SdkErrors.InvalidRequest.code,
+        GrpcCode.RESOURCE_EXHAUSTED,
+        `too many tx searches in flight (${running} running, ${waiting} waiting); try again shortly`,
+      ),
+  );
   registrar.queryService(Service, {
     simulate: async (_ctx, req) => {
       if (req.txBytes.length === 0)
@@ -80,25 +101,32 @@ export function registerTxService(
       return create(BroadcastTxResponseSchema, { txResponse: txResponse(req.txBytes, check) });
     },
     getTxsEvent: async (_ctx, req) => {
-      const limit = Number(req.limit || 100n);
-      const page = Number(req.page || 1n);
-      if (limit > 100) throw ChainError.wrap(SdkErrors.InvalidRequest, "limit must not exceed 100");
-      const found = await searchTxs(blocks, parseTxQuery(req.query), {
-        page,
-        perPage: limit,
-        order: req.orderBy === OrderBy.DESC ? "desc" : "asc",
-      });
-      const responses = [];
-      for (const l of found.locations) {
-        const r = await committedTxResponse(blocks, l.height, l.index);
-        if (r) responses.push(r);
-      }
-      return create(GetTxsEventResponseSchema, {
-        txs: await Promise.all(
-          found.locations.map(async (l) => txOfRaw((await blocks.block(l.height))!.data!.txs[l.index])),
-        ),
-        txResponses: responses,
-        total: BigInt(found.total),
+      // As the SDK on CometBFT: page 0 is the first, limit 0 is 100, and a larger limit gets CometBFT's page
+      // of 100 (its per_page cap), counted in pages of 100.
+      const limit = Math.min(Number(req.limit) || MAX_TX_SEARCH_PER_PAGE, MAX_TX_SEARCH_PER_PAGE);
+      const page = Number(req.page) || 1;
+      const conditions = parseTxQuery(req.query);
+      return searches.run(async () => {
+        const found = await searchTxs(blocks, conditions, {
+          page,
+          perPage: limit,
+          order: req.orderBy === OrderBy.DESC ? "desc" : "asc",
+        });
+        // A tx at a time, a block read once for its txs, letting block production in between.
+        const reader = new CommittedTxReader(blocks);
+        const turns = new TurnTaker();
+        const txs = [];
+        const txResponses = [];
+        for (const loc of found.locations) {
+          await turns.step();
+          const t = await reader.at(loc);
+          if (!t) continue;
+          txs.push(txOfRaw(t.bytes));
+          txResponses.push(
+            txResponse(t.bytes, t.result, { height: t.height, time: rfc3339(t.block.header?.time) }),
+          );
+        }
+        return create(GetTxsEventResponseSchema, { txs, txResponses, total: BigInt(found.total) });
       });
     },
   });

@@ -1,4 +1,5 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { concatBytes } from "@chaind/core/bytes";
 import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
 import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
@@ -122,6 +123,17 @@ function packIndexes(indexes: readonly number[]): Uint8Array {
   const out = new Uint8Array(indexes.length * INDEX_BYTES);
   for (let i = 0; i < indexes.length; i++) writeUint32(out, i * INDEX_BYTES, indexes[i]);
   return out;
+}
+
+/** BlockMeta's `num_txs` (field 4), read past the header rather than decoding it: a fifth of the cost. */
+function metaTxCount(meta: Uint8Array): number {
+  const r = new BinaryReader(meta);
+  while (r.pos < r.len) {
+    const [field, wireType] = r.tag();
+    if (field === 4) return Number(r.int64());
+    r.skip(wireType);
+  }
+  return 0;
 }
 
 const encodeLocation = (l: TxLocation) => txLocationCodec.encode([l.height, l.index]);
@@ -295,21 +307,55 @@ export class BlockStore {
     return v && decodeLocation(v);
   }
 
-  /** Every committed tx with an indexed event attribute `type.key` equal to `value`, oldest first. */
-  async *txsWithEvent(compositeKey: string, value: string): AsyncIterable<TxLocation> {
+  /**
+   * Every committed tx with an indexed event attribute `type.key` equal to `value`, in heights `from` to `to`,
+   * oldest first (newest first when `reverse`). Walked on LevelDB's iterator, so a caller that stops early reads
+   * only what it used.
+   */
+  async *txsWithEvent(
+    compositeKey: string,
+    value: string,
+    range: { from: number; to: number; reverse?: boolean } = { from: 1, to: Number.MAX_SAFE_INTEGER - 1 },
+  ): AsyncIterable<TxLocation> {
     // Attributes holding a NUL are never indexed; NUL ends both strings, so every key under this prefix is
     // one of this pair's, followed by its height (and, in the layout before grouping, the tx's index).
     if (compositeKey.includes("\0") || value.includes("\0")) return;
+    const from = Math.max(range.from, 1);
+    if (from > range.to) return;
     const prefix = txEvents.prefixOf(compositeKey, value);
-    for await (const [k, v] of this.store.db.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
+    const at = (h: number) => concatBytes(prefix, safeUint64Key.encode(h));
+    const reverse = range.reverse ?? false;
+    for await (const [k, v] of this.store.db.iterator({ gte: at(from), lt: at(range.to + 1), reverse })) {
       const rest = k.subarray(prefix.length);
       if (rest.length === HEIGHT_BYTES + INDEX_BYTES) {
         yield decodeLocation(rest);
         continue;
       }
       const height = safeUint64Key.decode(rest);
-      for (let at = 0; at + INDEX_BYTES <= v.length; at += INDEX_BYTES)
-        yield { height, index: uint32Key.decode(v.subarray(at, at + INDEX_BYTES)) };
+      const count = Math.floor(v.length / INDEX_BYTES);
+      for (let i = 0; i < count; i++) {
+        const offset = (reverse ? count - 1 - i : i) * INDEX_BYTES;
+        yield { height, index: uint32Key.decode(v.subarray(offset, offset + INDEX_BYTES)) };
+      }
     }
+  }
+
+  /**
+   * How many txs each stored block from `from` to `to` holds, from the block metas, oldest first (newest first
+   * when `reverse`): what a search over every tx in a height range counts without reading a block.
+   */
+  async *txCounts(range: {
+    from: number;
+    to: number;
+    reverse?: boolean;
+  }): AsyncIterable<{ height: number; txs: number }> {
+    const from = Math.max(range.from, 1);
+    if (from > range.to || !BlockStore.storable(range.to)) return;
+    for await (const [k, v] of this.store.db.iterator({
+      gte: blockMetas.encode(from),
+      lte: blockMetas.encode(range.to),
+      reverse: range.reverse ?? false,
+    }))
+      yield { height: blockMetas.decode(k), txs: metaTxCount(v) };
   }
 }

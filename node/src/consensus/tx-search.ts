@@ -1,3 +1,5 @@
+import { TurnTaker } from "../app/event-loop-turn.js";
+import type { AbciEvent } from "../app/events.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { BlockResults } from "./block-results.js";
@@ -15,6 +17,9 @@ export interface TxQueryCondition {
 const badQuery = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, `invalid tx query: ${why}`);
 
 const TERM = /^\s*([A-Za-z0-9_.\-/]+)\s*(<=|>=|=|<|>)\s*(?:'([^']*)'|"([^"]*)"|(-?\d+))\s*$/;
+
+/** CometBFT's largest `per_page` of tx_search, and so the SDK's of GetTxsEvent (it asks CometBFT for its page). */
+export const MAX_TX_SEARCH_PER_PAGE = 100;
 
 /**
  * Parses the CometBFT query language as far as tx_search needs it: terms joined by AND, each comparing
@@ -35,22 +40,35 @@ export function parseTxQuery(query: string): TxQueryCondition[] {
   });
 }
 
+export interface TxSearchOptions {
+  page: number;
+  perPage: number;
+  order: "asc" | "desc";
+  /** The search stops, throwing the signal's reason, once its caller has given up (its client left). */
+  signal?: AbortSignal;
+}
+
 export interface TxSearchPage {
+  /** The page's txs, in the order asked for. */
   locations: TxLocation[];
+  /** Every match, counted as the search walked past them. */
   total: number;
 }
 
 /**
- * Finds committed txs matching every condition: candidates come from the tx-hash or event index when the
- * query has an equality on one, else from the blocks in the height range; the rest filter the candidates.
+ * Finds committed txs matching every condition, in order, keeping only the page asked for and counting the
+ * rest: candidates come from the tx-hash index, from the event index (walked over the query's height range only),
+ * or, for a query on heights alone, from the number of txs each block meta records, so a search over every tx
+ * reads no block. The walk gives the event loop its turns and stops when `signal` aborts.
  */
 export async function searchTxs(
   blocks: BlockStore,
   conditions: readonly TxQueryCondition[],
-  opts: { page: number; perPage: number; order: "asc" | "desc" },
+  opts: TxSearchOptions,
 ): Promise<TxSearchPage> {
   let lo = 1;
-  let hi = blocks.height;
+  // A block saved but not yet applied has no results or indexes yet.
+  let hi = blocks.unappliedHeight === undefined ? blocks.height : blocks.height - 1;
   for (const c of conditions) {
     if (c.key !== "tx.height") continue;
     const n = Number(c.value);
@@ -60,41 +78,60 @@ export async function searchTxs(
     else if (c.op === "<") hi = Math.min(hi, n - 1);
     else hi = Math.min(hi, n);
   }
-  const resultsCache = new Map<number, BlockResults | undefined>();
-  const resultsAt = async (h: number) => {
-    if (!resultsCache.has(h)) resultsCache.set(h, await blocks.results(h));
-    return resultsCache.get(h);
+  const skip = (opts.page - 1) * opts.perPage;
+  const page: TxLocation[] = [];
+  let total = 0;
+  const count = (loc: TxLocation) => {
+    if (total >= skip && page.length < opts.perPage) page.push(loc);
+    total++;
   };
+  const turns = new TurnTaker(opts.signal);
+  const reverse = opts.order === "desc";
   const hashTerm = conditions.find((c) => c.key === "tx.hash");
-  const eventTerm = conditions.find((c) => c.key !== "tx.hash" && c.key !== "tx.height");
-  let candidates: TxLocation[] = [];
+  const eventTerms = conditions.filter((c) => c.key !== "tx.hash" && c.key !== "tx.height");
+  const events = new LastBlockEvents(blocks);
+
   if (hashTerm) {
     if (!/^[0-9A-Fa-f]{64}$/.test(hashTerm.value)) throw badQuery("tx.hash must be 64 hex characters");
     const loc = await blocks.txLocation(Buffer.from(hashTerm.value, "hex"));
-    if (loc) candidates = [loc];
-  } else if (eventTerm) {
-    for await (const loc of blocks.txsWithEvent(eventTerm.key, eventTerm.value)) candidates.push(loc);
+    if (loc && loc.height >= lo && loc.height <= hi && (await events.carryAll(loc, eventTerms))) count(loc);
+  } else if (eventTerms.length > 0) {
+    // The index answers the first term; the others are checked on the events of each tx it names.
+    const [first, ...rest] = eventTerms;
+    for await (const loc of blocks.txsWithEvent(first.key, first.value, { from: lo, to: hi, reverse })) {
+      await turns.step();
+      if (await events.carryAll(loc, rest)) count(loc);
+    }
   } else {
-    for (let h = lo; h <= hi; h++) {
-      const r = await resultsAt(h);
-      r?.txResults.forEach((_, index) => {
-        candidates.push({ height: h, index });
-      });
+    for await (const { height, txs } of blocks.txCounts({ from: lo, to: hi, reverse })) {
+      await turns.step();
+      // Only the page's part of the block is listed; the rest is counted.
+      const end = Math.min(txs, skip + opts.perPage - total);
+      for (let i = Math.max(skip - total, 0); i < end; i++)
+        page.push({ height, index: reverse ? txs - 1 - i : i });
+      total += txs;
     }
   }
-  const matches: TxLocation[] = [];
-  for (const loc of candidates) {
-    if (loc.height < lo || loc.height > hi) continue;
-    const events = (await resultsAt(loc.height))?.txResults[loc.index]?.events ?? [];
-    const ok = conditions.every(
-      (c) =>
-        c.key === "tx.hash" ||
-        c.key === "tx.height" ||
-        events.some((e) => e.attributes.some((a) => `${e.type}.${a.key}` === c.key && a.value === c.value)),
+  return { locations: page, total };
+}
+
+/**
+ * The events of the txs of one block at a time: a search names a block's txs together, so each block's results
+ * are read once, and only one block's are held.
+ */
+class LastBlockEvents {
+  private last: { height: number; results: BlockResults | undefined } | undefined;
+
+  constructor(private readonly blocks: BlockStore) {}
+
+  /** Whether the tx at `loc` has an event attribute for every condition. */
+  async carryAll(loc: TxLocation, conditions: readonly TxQueryCondition[]): Promise<boolean> {
+    if (conditions.length === 0) return true;
+    if (this.last?.height !== loc.height)
+      this.last = { height: loc.height, results: await this.blocks.results(loc.height) };
+    const events: readonly AbciEvent[] = this.last.results?.txResults[loc.index]?.events ?? [];
+    return conditions.every((c) =>
+      events.some((e) => e.attributes.some((a) => `${e.type}.${a.key}` === c.key && a.value === c.value)),
     );
-    if (ok) matches.push(loc);
   }
-  if (opts.order === "desc") matches.reverse();
-  const start = (opts.page - 1) * opts.perPage;
-  return { locations: matches.slice(start, start + opts.perPage), total: matches.length };
 }

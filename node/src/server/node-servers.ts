@@ -2,6 +2,7 @@ import type { ChainNode } from "../chain/chain-node.js";
 import { startGrpcServer } from "./grpc/grpc-server.js";
 import { startMetricsServer } from "./metrics/metrics-server.js";
 import type { NodeServer, NodeServerDeps, NodeServerFactory } from "./node-server.js";
+import { fitListenersToOpenFiles } from "./open-file-budget.js";
 import { startRestServer } from "./rest/rest-server.js";
 import { startRpcServer } from "./rpc/rpc-server.js";
 
@@ -10,9 +11,11 @@ const FACTORIES: NodeServerFactory[] = [startRpcServer, startGrpcServer, startRe
 
 /**
  * Starts the node's listeners side by side (the RPC's thread takes a while to boot) and logs them in start order;
- * if one fails (port taken), the others are closed again and the first failure in that order is thrown.
+ * if one fails (port taken), the others are closed again and the first failure in that order is thrown. Their
+ * connection caps are first fitted to the process's open-file limit.
  */
 export async function startNodeServers(node: ChainNode, deps: NodeServerDeps): Promise<NodeServer[]> {
+  fitListenersToOpenFiles(node, deps.logger);
   const results = await Promise.allSettled(FACTORIES.map((factory) => factory(node, deps)));
   const started = results.flatMap((r) => (r.status === "fulfilled" && r.value ? [r.value] : []));
   const failure = results.find((r) => r.status === "rejected");

@@ -27,8 +27,16 @@ export class NodeProcess {
   readonly proc: ResultPromise;
   private readonly out: LineCollector;
 
-  constructor(home: string, extra: string[] = [], env?: Record<string, string>, bin = CHAIND_BIN) {
-    this.proc = execa("node", [bin, "start", "--home", home, ...extra], {
+  /** `launcher`: a command that runs node, with its arguments (`["prlimit", "--nofile=400:400"]`). */
+  constructor(
+    home: string,
+    extra: string[] = [],
+    env?: Record<string, string>,
+    bin = CHAIND_BIN,
+    launcher: string[] = [],
+  ) {
+    const [command, ...args] = [...launcher, "node", bin, "start", "--home", home, ...extra];
+    this.proc = execa(command, args, {
       env,
       reject: false,
       all: true,

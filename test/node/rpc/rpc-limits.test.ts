@@ -53,7 +53,12 @@ describe("JSON-RPC batch and answer limits", () => {
 
   const start = async (
     methods: Map<string, RpcMethod>,
-    limits: { maxBatchSize?: number; maxResponseBytes?: number; writeTimeoutMs?: number } = {},
+    limits: {
+      maxBatchSize?: number;
+      maxResponseBytes?: number;
+      writeTimeoutMs?: number;
+      largeAnswers?: { running: number; waiting: number };
+    } = {},
   ) => {
     server = await JsonRpcServer.start(
       { host: "127.0.0.1", port: 0, maxBodyBytes: 1_000_000, readTimeoutMs: 10_000, ...limits },
@@ -211,6 +216,91 @@ describe("JSON-RPC batch and answer limits", () => {
     }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     expect(runs).toBe(2);
+  });
+
+  /** A large method that builds `steps` items 10 ms apart, checking between them whether its client left. */
+  const longPage = (steps: number) => {
+    const seen = { started: 0, built: 0, builtAfterGone: 0, stopped: 0 };
+    const method: RpcMethod = {
+      params: [],
+      large: true,
+      run: async (_p, call) => {
+        seen.started++;
+        try {
+          for (let i = 0; i < steps; i++) {
+            call.signal.throwIfAborted();
+            await new Promise((r) => setTimeout(r, 10));
+            if (call.signal.aborted) seen.builtAfterGone++;
+            seen.built++;
+          }
+        } catch (e) {
+          seen.stopped++;
+          throw e;
+        }
+        return { built: steps };
+      },
+    };
+    return { method, seen };
+  };
+  const sendAndLeave = (address: string, method: string) => {
+    const { hostname, port } = new URL(address);
+    const socket = createConnection(Number(port), hostname);
+    socket.on("error", () => {});
+    socket.write(`GET /${method} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    return socket;
+  };
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it("tells a call its client left, so it stops, and drops a call waiting for its turn without running it", async () => {
+    const { method, seen } = longPage(100);
+    const address = await start(new Map([["page", method]]), { largeAnswers: { running: 1, waiting: 4 } });
+    // The first runs; the second waits in line for it.
+    const first = sendAndLeave(address, "page");
+    await until(() => seen.started === 1);
+    const second = sendAndLeave(address, "page");
+    await new Promise((r) => setTimeout(r, 100));
+    first.destroy();
+    second.destroy();
+    await until(() => seen.stopped === 1);
+    await new Promise((r) => setTimeout(r, 200));
+    // It stopped at its next step (the old server built all 100 for no one), and the one in line never ran.
+    expect(seen.stopped).toBe(1);
+    expect(seen.built).toBeLessThan(50);
+    expect(seen.builtAfterGone).toBeLessThanOrEqual(1);
+    expect(seen.started).toBe(1);
+    // The gate is free again: a client that stays gets its whole answer.
+    expect((await (await fetch(`${address}/page`)).json()) as Json).toMatchObject({ result: { built: 100 } });
+  });
+
+  it("stops a call once the write timeout has closed its answer", async () => {
+    const { method, seen } = longPage(300);
+    const address = await start(new Map([["page", method]]), { writeTimeoutMs: 300 });
+    await fetch(`${address}/page`).catch(() => undefined);
+    await until(() => seen.stopped === 1);
+    // It worked until the timeout (about 30 steps), then stopped instead of building the other 270 for no one.
+    expect(seen.stopped).toBe(1);
+    expect(seen.built).toBeGreaterThan(5);
+    expect(seen.built).toBeLessThan(150);
+    expect(seen.builtAfterGone).toBeLessThanOrEqual(1);
+  });
+
+  it("runs a few large calls at once, lets a few wait, and refuses the rest naming the limit", async () => {
+    const { method, seen } = longPage(20);
+    const address = await start(new Map([["page", method]]), { largeAnswers: { running: 1, waiting: 2 } });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, async () => (await (await fetch(`${address}/page`)).json()) as Json),
+    );
+    expect(answers.filter((a) => a.result?.built === 20)).toHaveLength(3);
+    const refused = answers.filter((a) => a.error);
+    expect(refused).toHaveLength(2);
+    for (const a of refused)
+      expect(a.error).toMatchObject({
+        code: -32603,
+        data: "too many large requests in flight (1 running, 2 waiting); try again shortly",
+      });
+    expect(seen.started).toBe(3);
   });
 
   it("refuses a batch over the limit with one error naming it, running none of it; 0 lifts the limit", async () => {

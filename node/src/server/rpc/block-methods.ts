@@ -1,6 +1,7 @@
 import type { ChainNode } from "../../chain/chain-node.js";
 import {
   base64,
+  base64Length,
   blockIdJson,
   blockJson,
   blockMetaJson,
@@ -10,31 +11,43 @@ import {
   txResultJson,
 } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
-import type { RpcMethod } from "./json-rpc-server.js";
+import type { RpcCall, RpcMethod } from "./json-rpc-server.js";
 import { hashParam, heightParam, optInt } from "./rpc-params.js";
 
 /** `block`, `block_by_hash`, `block_results`, `commit` and `blockchain`: blocks from the block store. */
 export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
   const { blocks, store } = node;
 
-  async function blockAt(height: number) {
+  async function blockAt(height: number, call: RpcCall) {
     const [block, meta] = await Promise.all([blocks.block(height), blocks.meta(height)]);
     if (!block || !meta) throw JsonRpcError.internal(`block ${height} is not available`);
+    // Judged before the JSON is built: the txs, as base64, are nearly all of it.
+    const txsJson = (block.data?.txs ?? []).reduce((n, tx) => n + base64Length(tx.length) + 3, 0);
+    if (txsJson > call.maxResultBytes)
+      throw JsonRpcError.internal(
+        `block ${height} cannot be sent: its txs alone take ${txsJson} bytes of JSON, more than max_response_bytes (${call.maxResultBytes}) in config.toml [rpc]`,
+      );
     return { block_id: blockIdJson(meta.blockId), block: blockJson(block) };
   }
 
   return {
-    block: { params: ["height"], run: async (p) => blockAt(heightParam(p, blocks.height)) },
+    block: {
+      params: ["height"],
+      large: true,
+      run: async (p, call) => blockAt(heightParam(p, blocks.height), call),
+    },
     block_by_hash: {
       params: ["hash"],
-      run: async (p) => {
+      large: true,
+      run: async (p, call) => {
         const h = await blocks.heightByHash(hashParam(p));
         if (h === undefined) return { block_id: blockIdJson(undefined), block: null };
-        return blockAt(h);
+        return blockAt(h, call);
       },
     },
     block_results: {
       params: ["height"],
+      large: true,
       run: async (p) => {
         const height = heightParam(p, blocks.height);
         const r = await blocks.results(height);

@@ -7,7 +7,12 @@ import { rfc3339 } from "../../consensus/rfc3339.js";
 
 /** CometBFT's JSON: hashes as upper-case hex, bytes as base64, 64-bit integers as strings. */
 export const hexUpper = (b: Uint8Array | undefined) => toHexUpper(b ?? new Uint8Array());
-export const base64 = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("base64");
+// A view of the bytes, not a copy: a block's txs can be megabytes each.
+export const base64 = (b: Uint8Array | undefined) =>
+  b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64") : "";
+
+/** The length of `bytes` bytes as base64 text, known before any is encoded. */
+export const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
 export function blockIdJson(id: BlockID | undefined) {
   return {

@@ -1,6 +1,7 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
 import { spawnThread } from "@chaind/core/thread-script";
+import { ConcurrencyGate, type ConcurrencyGateOptions } from "../../app/concurrency-gate.js";
 import { defaultNodeConfig } from "../../config/node-config.js";
 import { errorAnswer, JsonRpcError, JsonRpcErrorCode, type RpcId, requestId } from "./json-rpc-error.js";
 import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
@@ -13,10 +14,26 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/** What a method knows of the call it runs. */
+export interface RpcCall {
+  /**
+   * Aborted once the call's client is gone (it closed the connection, or the write timeout closed it): a method
+   * doing long work checks it between steps and stops, throwing the signal's reason.
+   */
+  signal: AbortSignal;
+  /** The largest answer the server sends (max_response_bytes): a method building a long list stops at it. */
+  maxResultBytes: number;
+}
+
 export interface RpcMethod {
   /** Parameter names in order, so positional arrays map onto them. */
   params: readonly string[];
-  run(params: RpcParams): Promise<unknown>;
+  /**
+   * Its answer can be large (a page of txs, a whole block, the mempool's txs): such calls run a few at a time,
+   * a few more wait, and the rest are refused (LARGE_ANSWER_CONCURRENCY).
+   */
+  large?: boolean;
+  run(params: RpcParams, call: RpcCall): Promise<unknown>;
 }
 
 export interface JsonRpcServerOptions {
@@ -36,6 +53,8 @@ export interface JsonRpcServerOptions {
   maxBatchSize?: number;
   /** The largest answer sent, single or batch; a larger one is replaced by an error. Default 64 MiB. */
   maxResponseBytes?: number;
+  /** How many calls of `large` methods run at once and wait; default LARGE_ANSWER_CONCURRENCY. */
+  largeAnswers?: ConcurrencyGateOptions;
 }
 
 const RPC_DEFAULTS = defaultNodeConfig("").rpc;
@@ -51,6 +70,17 @@ export const DEFAULT_RPC_MAX_BATCH_SIZE = RPC_DEFAULTS.maxRequestBatchSize;
 
 /** The default cap on one answer (config.toml's `max_response_bytes`). */
 export const DEFAULT_RPC_MAX_RESPONSE_BYTES = RPC_DEFAULTS.maxResponseBytes;
+
+/**
+ * Calls of methods with large answers (tx_search, block, unconfirmed_txs …) that run at once, and how many more
+ * may wait; the next is refused with "too many large requests in flight". Each builds up to max_response_bytes of
+ * answer on the node's thread: two at a time keep that memory and that thread's time bounded, and a short line
+ * absorbs a burst. CometBFT has no such limit; its calls run on as many goroutines as clients.
+ */
+const LARGE_ANSWER_CONCURRENCY: ConcurrencyGateOptions = { running: 2, waiting: 32 };
+
+/** The reason a call's signal aborts with: its client left, and no one will read its answer. */
+const CLIENT_GONE = JsonRpcError.internal("the client left before its answer was ready");
 
 /**
  * CometBFT-style JSON-RPC 2.0 over HTTP: POST to the root (a single call or a batch) and the URI form
@@ -83,6 +113,25 @@ export class JsonRpcServer {
       methodNames: [...methods.keys()].sort(),
     };
     const thread = deps.thread ?? spawnRpcThread();
+    const runner: CallRunner = {
+      methods,
+      logger,
+      maxResultBytes: settings.maxResponseBytes,
+      largeAnswers: new ConcurrencyGate(
+        opts.largeAnswers ?? LARGE_ANSWER_CONCURRENCY,
+        ({ running, waiting }) =>
+          JsonRpcError.internal(
+            `too many large requests in flight (${running} running, ${waiting} waiting); try again shortly`,
+          ),
+      ),
+    };
+    // Each call in progress, by number, so the thread can say its client is gone.
+    const calls = new Map<number, AbortController>();
+    const begun = (n: number) => {
+      const c = new AbortController();
+      calls.set(n, c);
+      return c.signal;
+    };
     // The answers of one turn of the event loop go over in one message: each message wakes the thread, and on a
     // virtual machine a wake-up can cost more than the call did.
     let queued: RpcAnswer[] = [];
@@ -107,12 +156,19 @@ export class JsonRpcServer {
     thread.on("message", (m: FromRpcThread) => {
       switch (m.kind) {
         case "request":
-          void answerRequest(methods, m.request, logger).then((text) =>
-            answer({ n: m.n, text, status: 200 }),
-          );
+          void answerRequest(runner, m.request, begun(m.n)).then((text) => {
+            calls.delete(m.n);
+            answer({ n: m.n, text, status: 200 });
+          });
           return;
         case "uri":
-          void answerUri(methods, m.name, m.params, logger).then((a) => answer({ n: m.n, ...a }));
+          void answerUri(runner, m.name, m.params, begun(m.n)).then((a) => {
+            calls.delete(m.n);
+            answer({ n: m.n, ...a });
+          });
+          return;
+        case "gone":
+          calls.get(m.n)?.abort(CLIENT_GONE);
           return;
         case "log":
           logger.error(m.msg, m.ctx);
@@ -173,12 +229,21 @@ function resultText(id: RpcId, result: unknown): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}`;
 }
 
+/** What every call needs: the methods, the logger, and the limits on large answers. */
+interface CallRunner {
+  methods: ReadonlyMap<string, RpcMethod>;
+  logger: Logger;
+  maxResultBytes: number;
+  largeAnswers: ConcurrencyGate;
+}
+
 async function call(
-  methods: ReadonlyMap<string, RpcMethod>,
+  runner: CallRunner,
   name: unknown,
   params: unknown,
-  logger: Logger,
+  signal: AbortSignal,
 ): Promise<unknown> {
+  const { methods, logger } = runner;
   const method = typeof name === "string" ? methods.get(name) : undefined;
   if (!method) throw JsonRpcError.methodNotFound(`unknown method ${JSON.stringify(name)}`);
   let named: RpcParams;
@@ -186,9 +251,14 @@ async function call(
   else if (Array.isArray(params)) named = Object.fromEntries(method.params.map((p, i) => [p, params[i]]));
   else if (typeof params === "object") named = params as RpcParams;
   else throw JsonRpcError.invalidParams("params must be an object or an array");
+  const run = () => method.run(named, { signal, maxResultBytes: runner.maxResultBytes });
   try {
-    return await method.run(named);
+    return await (method.large ? runner.largeAnswers.run(run, signal) : run());
   } catch (e) {
+    if (signal.aborted && e === signal.reason) {
+      logger.debug("rpc call stopped: its client is gone", { method: name as string });
+      throw e;
+    }
     if (e instanceof JsonRpcError) throw e;
     const msg = e instanceof Error ? e.message : String(e);
     logger.debug("rpc call failed", { method: name as string, err: msg });
@@ -197,11 +267,7 @@ async function call(
 }
 
 /** One JSON-RPC request's answer as JSON text; a failure of any kind is an error answer. */
-async function answerRequest(
-  methods: ReadonlyMap<string, RpcMethod>,
-  msg: unknown,
-  logger: Logger,
-): Promise<string> {
+async function answerRequest(runner: CallRunner, msg: unknown, signal: AbortSignal): Promise<string> {
   const m = msg as { jsonrpc?: unknown; id?: RpcId; method?: unknown; params?: unknown } | null;
   const id = requestId(m);
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0")
@@ -209,23 +275,23 @@ async function answerRequest(
       errorAnswer(id, JsonRpcError.invalidRequest('expected a JSON-RPC 2.0 object ("jsonrpc": "2.0")')),
     );
   try {
-    return resultText(id, await call(methods, m.method, m.params, logger));
+    return resultText(id, await call(runner, m.method, m.params, signal));
   } catch (e) {
-    return JSON.stringify(errorAnswer(id, asRpcError(e, logger)));
+    return JSON.stringify(errorAnswer(id, asRpcError(e, runner.logger)));
   }
 }
 
 /** A URI-form call's answer: its JSON text and HTTP status (404 unknown method, 500 failure, else 400). */
 async function answerUri(
-  methods: ReadonlyMap<string, RpcMethod>,
+  runner: CallRunner,
   name: string,
   params: RpcParams,
-  logger: Logger,
+  signal: AbortSignal,
 ): Promise<{ text: string; status: number }> {
   try {
-    return { text: resultText(-1, await call(methods, name, params, logger)), status: 200 };
+    return { text: resultText(-1, await call(runner, name, params, signal)), status: 200 };
   } catch (e) {
-    const err = asRpcError(e, logger);
+    const err = asRpcError(e, runner.logger);
     return { text: JSON.stringify(errorAnswer(-1, err)), status: uriStatus(err) };
   }
 }

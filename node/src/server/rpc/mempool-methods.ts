@@ -1,8 +1,9 @@
+import { TurnTaker } from "../../app/event-loop-turn.js";
 import { txHash } from "../../app/tx-hash.js";
 import type { TxResult } from "../../app/tx-result.js";
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { BlockProducer, CommittedBlock } from "../../consensus/block-producer.js";
-import { base64, hexUpper, txResultJson } from "./comet-json.js";
+import { base64, base64Length, hexUpper, txResultJson } from "./comet-json.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
 import { bytesParam, optInt } from "./rpc-params.js";
@@ -56,15 +57,31 @@ export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
     },
     unconfirmed_txs: {
       params: ["limit"],
-      run: async (p) => {
+      large: true,
+      run: async (p, call) => {
         // CometBFT's per-page rule: 30 when absent or below 1, at most 100.
         const requested = optInt(p, "limit") ?? 30;
-        const txs = mempool.txs(requested < 1 ? 30 : Math.min(requested, 100));
+        const waiting = mempool.txs(requested < 1 ? 30 : Math.min(requested, 100));
+        // The txs from the mempool's head that fit in the answer cap, each measured before it is encoded: a
+        // shorter list, which n_txs counts (there is no page to skip ahead to, as there is for tx_search).
+        const txs: string[] = [];
+        let size = 0;
+        const turns = new TurnTaker(call.signal);
+        for (const tx of waiting) {
+          size += base64Length(tx.length) + 3;
+          if (size > call.maxResultBytes) break;
+          await turns.step();
+          txs.push(base64(tx));
+        }
+        if (txs.length === 0 && waiting.length > 0)
+          throw JsonRpcError.internal(
+            `the first tx in the mempool takes ${size} bytes of JSON, more than max_response_bytes (${call.maxResultBytes}) in config.toml [rpc]`,
+          );
         return {
           n_txs: String(txs.length),
           total: String(mempool.size),
           total_bytes: String(mempool.bytes),
-          txs: txs.map(base64),
+          txs,
         };
       },
     },

@@ -37,24 +37,34 @@ function nestedTooDeep(value: unknown): boolean {
 }
 
 /** One JSON-RPC request's answer as JSON text, from the node's thread. */
-async function answerRequest(request: unknown): Promise<string> {
+async function answerRequest(request: unknown, res: ServerResponse): Promise<string> {
   if (nestedTooDeep(request)) {
     const why = `the request nests deeper than ${MAX_REQUEST_DEPTH} levels`;
     return JSON.stringify(errorAnswer(requestId(request), JsonRpcError.invalidRequest(why)));
   }
-  return (await remote({ kind: "request", request })).text;
+  return (await remote({ kind: "request", request }, res)).text;
 }
 
-/** Hands one call to the node's thread; settles with its answer. */
+/**
+ * Hands one call to the node's thread; settles with its answer. Should `res` close first (the client left, or
+ * the write timeout closed it), the node is told at once, so it stops the work rather than finish it for no one.
+ */
 function remote(
   call:
     | { kind: "request"; request: unknown }
     | { kind: "uri"; name: string; params: Record<string, unknown> },
+  res: ServerResponse,
 ): Promise<RpcAnswer> {
   const n = nextCall++;
   return new Promise((resolve) => {
-    waiting.set(n, resolve);
+    const gone = () => post({ kind: "gone", n });
+    waiting.set(n, (a) => {
+      res.off("close", gone);
+      resolve(a);
+    });
+    res.once("close", gone);
     post({ ...call, n });
+    if (res.destroyed) gone();
   });
 }
 
@@ -95,14 +105,14 @@ function uriParams(search: URLSearchParams): Record<string, unknown> {
  * Runs a batch one request after another, as CometBFT does, and joins the answers as they come, so it never
  * holds more than max_response_bytes of them: past that it stops and answers one error instead.
  */
-async function batch(requests: readonly unknown[], gone: () => boolean): Promise<string> {
+async function batch(requests: readonly unknown[], res: ServerResponse): Promise<string> {
   const max = settings.maxResponseBytes;
   const parts: string[] = [];
   let size = 2;
   for (const [i, request] of requests.entries()) {
     // The client left or the write timeout closed the answer: the rest would be made for no one.
-    if (gone()) return "";
-    const text = await answerRequest(request);
+    if (res.destroyed) return "";
+    const text = await answerRequest(request, res);
     size += Buffer.byteLength(text) + (i > 0 ? 1 : 0);
     if (size > max) {
       const why = `the answers to this batch exceed max_response_bytes (${max}) at request ${i + 1} of ${requests.length}; send fewer requests at a time`;
@@ -122,7 +132,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
         send(res, 200, { jsonrpc: "2.0", id: -1, result: { methods: settings.methodNames } });
         return;
       }
-      const answer = await remote({ kind: "uri", name, params: uriParams(url.searchParams) });
+      const answer = await remote({ kind: "uri", name, params: uriParams(url.searchParams) }, res);
       const { text, replaced } = capped(answer.text, -1);
       sendText(res, replaced ? 500 : answer.status, text);
       return;
@@ -157,11 +167,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
         send(res, 200, errorAnswer(null, JsonRpcError.invalidRequest(why)));
         return;
       }
-      const answers = await batch(body, () => res.destroyed);
+      const answers = await batch(body, res);
       if (!res.destroyed) sendText(res, 200, answers);
       return;
     }
-    sendText(res, 200, capped(await answerRequest(body), requestId(body)).text);
+    sendText(res, 200, capped(await answerRequest(body, res), requestId(body)).text);
   } catch (e) {
     logger.error("rpc request failed", { err: e instanceof Error ? e.message : String(e) });
     if (!res.headersSent) send(res, 500, errorAnswer(null, JsonRpcError.internal("unexpected failure")));

@@ -21,6 +21,8 @@ export type FromRpcThread =
   | { kind: "request"; n: number; request: unknown }
   /** A URI-form call: `GET /<name>?<params>`. */
   | { kind: "uri"; n: number; name: string; params: Record<string, unknown> }
+  /** Call `n`'s client is gone (it closed the connection, or the write timeout did): its work can stop. */
+  | { kind: "gone"; n: number }
   | { kind: "closed" };
 
 /** A call's answer as JSON text; `status` is the HTTP status of a URI-form call's answer. */
