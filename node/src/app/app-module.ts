@@ -1,5 +1,6 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { AminoType } from "./amino-types.js";
+import type { ConsensusValidator } from "./consensus-validators.js";
 import type { Context } from "./context.js";
 import type { ModuleCliContext, ModuleCommand } from "./module-command.js";
 import type { ServiceRegistrar } from "./service-registrar.js";
@@ -30,6 +31,11 @@ export interface AppModule {
   haltsAt?(ctx: Context): Promise<boolean>;
   beginBlock?(ctx: Context): Promise<void>;
   endBlock?(ctx: Context): Promise<void>;
+  /**
+   * The validator set consensus should run with, as the state in `ctx` has it (staking's bonded validators): the
+   * App answers it at InitChain and each block's changes to it as validator updates. One module provides it.
+   */
+  consensusValidators?(ctx: Context): Promise<ConsensusValidator[]>;
   registerServices?(registrar: ServiceRegistrar): void;
   /** Keyed by the version a step starts from. */
   readonly migrations?: Readonly<Record<number, Migration>>;

@@ -23,6 +23,7 @@ import { rewriteAnyTypeUrls } from "./any-namespace.js";
 import type { AppModule } from "./app-module.js";
 import { AsyncLock } from "./async-lock.js";
 import { ConcurrencyGate, type GateLoad } from "./concurrency-gate.js";
+import { type ConsensusValidator, validatorUpdates } from "./consensus-validators.js";
 import { type BlockHeaderInfo, Context } from "./context.js";
 import { nextTurn } from "./event-loop-turn.js";
 import { type AbciEvent, EventManager } from "./events.js";
@@ -76,6 +77,8 @@ export interface FinalizeBlockResult {
   events: AbciEvent[];
   txResults: TxResult[];
   appHash: Uint8Array;
+  /** How the block changed the validator set (ABCI's validator updates; power 0: gone). */
+  validatorUpdates: ConsensusValidator[];
 }
 
 export interface QueryResult {
@@ -135,7 +138,10 @@ export class App {
     height: number;
     changes: ChangeSet;
     after: { digest: StateDigest; appHash: Uint8Array };
+    validators: ConsensusValidator[];
   } | null = null;
+  /** The validator set as of the last commit (InitChain's before the first); null until known. */
+  private lastValidators: ConsensusValidator[] | null = null;
   /** The app's protocol version (ABCI app_version), which the upgrade module raises at each upgrade. */
   appVersion = 0;
 
@@ -178,8 +184,36 @@ export class App {
     return new Context(ms, block, mode, gas ?? new GasMeter(0), new EventManager(), this.deps.logger);
   }
 
-  /** Validates every module's genesis section and stages the state; it commits with the first block. */
-  async initChain(genesis: GenesisDoc): Promise<{ appHash: Uint8Array }> {
+  /** The validator set a module provides (staking's), as the state in `ms` has it; empty when none does. */
+  private async validatorSet(ms: CacheMultiStore, block: BlockHeaderInfo): Promise<ConsensusValidator[]> {
+    const provider = this.deps.modules.find((m) => m.consensusValidators);
+    return provider ? provider.consensusValidators!(this.context(ms.branch(), block, "query")) : [];
+  }
+
+  /** The validator set as the last commit (or InitChain) left it, when it is known already. */
+  get knownValidators(): readonly ConsensusValidator[] | null {
+    return this.lastValidators;
+  }
+
+  /**
+   * The validator set as the last committed block left it: known from InitChain or the last commit, else read
+   * from the committed state (after a restart).
+   */
+  async committedValidators(): Promise<ConsensusValidator[]> {
+    this.lastValidators ??= await this.validatorSet(new CacheMultiStore(this.deps.store.view()), {
+      chainId: this.opts.chainId,
+      height: this.deps.store.latestHeight,
+      time: new Date(0),
+      proposerAddress: new Uint8Array(),
+    });
+    return this.lastValidators;
+  }
+
+  /**
+   * Validates every module's genesis section and stages the state; it commits with the first block. Answers the
+   * app hash and the validator set genesis gives consensus (staking's bonded validators, gentxs included).
+   */
+  async initChain(genesis: GenesisDoc): Promise<{ appHash: Uint8Array; validators: ConsensusValidator[] }> {
     if (genesis.chain_id !== this.opts.chainId) {
       throw new Error(`genesis chain id ${genesis.chain_id} does not match the node's ${this.opts.chainId}`);
     }
@@ -201,7 +235,8 @@ export class App {
     await this.deliverGenTxs(genesis, ms, block);
     this.genesisState = ms;
     this.checkState = ms.branch();
-    return { appHash: this.deps.store.stateAfter(ms.changeSet()).appHash };
+    this.lastValidators = await this.validatorSet(ms, block);
+    return { appHash: this.deps.store.stateAfter(ms.changeSet()).appHash, validators: this.lastValidators };
   }
 
   /** Runs genesis transactions (gentxs collected into `genutil.gen_txs`) on top of the modules' genesis. */
@@ -321,10 +356,17 @@ export class App {
       const endCtx = this.context(ms, block, "finalize");
       for (const m of this.deps.modules) await m.endBlock?.(endCtx);
       events.push(...endCtx.events.events.map((e) => withMode(e, "EndBlock")));
+      const before = await this.committedValidators();
+      const validators = await this.validatorSet(ms, block);
       const changes = ms.changeSet();
       const after = this.deps.store.stateAfter(changes);
-      this.pending = { height: req.height, changes, after };
-      return { events, txResults, appHash: after.appHash };
+      this.pending = { height: req.height, changes, after, validators };
+      return {
+        events,
+        txResults,
+        appHash: after.appHash,
+        validatorUpdates: validatorUpdates(before, validators),
+      };
     });
   }
 
@@ -349,6 +391,7 @@ export class App {
       const p = this.pending;
       if (!p) throw new Error("commit without a finalized block");
       await this.deps.store.commit(p.height, p.changes, extraOps, p.after);
+      this.lastValidators = p.validators;
       this.pending = null;
       this.genesisState = null;
       this.checkState = new CacheMultiStore(this.deps.store.view());

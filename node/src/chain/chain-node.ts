@@ -12,6 +12,7 @@ import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
+import { nodeIdOf } from "../consensus/node-id.js";
 import { SignState } from "../consensus/sign-state.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ParallelVerifier } from "../crypto/parallel-verifier.js";
@@ -64,7 +65,7 @@ function checkGenesisValidators(doc: GenesisDoc, signer: ValidatorSigner): void 
     );
 }
 
-/** The one validator of the embedded producer always holds all the (unit) voting power. */
+/** The embedded producer's validator's voting power while staking does not list it. */
 export const EMBEDDED_VOTING_POWER = 1n;
 
 /** A running node: state, app, mempool and the block producer, assembled from a home folder. */
@@ -82,6 +83,8 @@ export class ChainNode {
     /** The genesis document without its app state: that can be tens of MB and is read again when asked for. */
     readonly genesis: GenesisHeader,
     readonly signer: ValidatorSigner,
+    /** node_info.id, read once from node_key.json (consensus/node-id.ts). */
+    readonly nodeId: string,
     private readonly logger: Logger,
     /** app.toml's state-sync snapshots; null when snapshot-interval is 0. */
     private readonly snapshots: SnapshotScheduler | null,
@@ -130,6 +133,7 @@ export class ChainNode {
         { store, logger: deps.logger.child("app") },
       );
       app.appVersion = await storedAppVersion(store);
+      if (store.latestHeight > 0) await app.committedValidators();
       if (doc) {
         if (store.latestHeight === 0) await app.initChain(doc);
         await writeGenesisRecord(store, genesis);
@@ -147,7 +151,7 @@ export class ChainNode {
           maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
           blockProtocol: COMET_PROTOCOL.block,
           appProtocol: () => app.appVersion,
-          votingPower: EMBEDDED_VOTING_POWER,
+          votingPower: (): bigint => node.votingPower(),
         },
         {
           app,
@@ -192,6 +196,7 @@ export class ChainNode {
         nodeConfig,
         genesis,
         signer,
+        nodeIdOf(layout, signer),
         deps.logger,
         snapshots,
         signatureThread,
@@ -205,6 +210,7 @@ export class ChainNode {
         chainId: genesis.chain_id,
         moniker: nodeConfig.moniker,
         rpcAddress: nodeConfig.rpc.laddr,
+        nodeId: node.nodeId,
         votingPower: () => node.votingPower(),
       });
       return node;
@@ -214,9 +220,15 @@ export class ChainNode {
     }
   }
 
-  /** The embedded validator's voting power, as RPC reports it. */
+  /**
+   * The embedded validator's voting power, as headers and RPC report it: its bonded tokens / 10^6 in staking (the
+   * SDK's power reduction), or 1 while staking does not list it (it makes the blocks all the same).
+   */
   votingPower(): bigint {
-    return EMBEDDED_VOTING_POWER;
+    const mine = this.app.knownValidators?.find((v) =>
+      Buffer.from(v.pubKey).equals(Buffer.from(this.signer.pubKey)),
+    );
+    return mine?.power ?? EMBEDDED_VOTING_POWER;
   }
 
   /** Produces blocks until stopped or halted; settles with the reason. */

@@ -1,17 +1,14 @@
 import { existsSync } from "node:fs";
-import { fromBinary } from "@bufbuild/protobuf";
 import { cometAddress } from "@chaind/core/comet-address";
 import { toHexUpper } from "@chaind/core/hex";
 import type { Logger } from "@chaind/core/logger";
-import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
-import { BondStatus, type Validator } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import { Context } from "../app/context.js";
 import { EventManager } from "../app/events.js";
 import { GasMeter } from "../app/gas-meter.js";
 import { DEFAULT_BECH32_PREFIX, type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { BlockStore } from "../consensus/block-store.js";
-import { consensusPower, type StakingKeeper } from "../modules/staking/staking-keeper.js";
+import type { StakingKeeper } from "../modules/staking/staking-keeper.js";
 import { CacheMultiStore } from "../store/cache-multi-store.js";
 import { PRUNING_NOTHING } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
@@ -48,7 +45,7 @@ export interface GenesisValidator {
 }
 
 /**
- * The app state of a stopped node's home at one retained height as a genesis document, in the shape Cosmos
+ * The app state of a stopped node's home at one retained height as a genesis document, holding what Cosmos
  * SDK 0.50's `export` prints: the chain's genesis header, each module's `exportGenesis` read at that height,
  * `initial_height` one past it (0 with `forZeroHeight`, as in Cosmos) and the bonded validators as the
  * consensus validators. The database is opened for reading; a running node holds its lock, and the open fails
@@ -109,27 +106,19 @@ export async function exportState(opts: ExportOptions, deps: { logger: Logger })
   }
 }
 
-/** Bonded, unjailed validators with their consensus keys and power: who signs the exported chain's blocks. */
+/** Who signs the exported chain's blocks: the consensus validators, as CometBFT's genesis lists them. */
 async function consensusValidators(ctx: Context, staking: StakingKeeper): Promise<GenesisValidator[]> {
   const out: GenesisValidator[] = [];
-  for await (const v of staking.validators(ctx)) {
-    if (v.status !== BondStatus.BONDED || v.jailed) continue;
-    const key = consensusKey(v);
-    out.push({
-      address: toHexUpper(cometAddress(key)),
-      pub_key: { type: "tendermint/PubKeyEd25519", value: Buffer.from(key).toString("base64") },
-      power: consensusPower(v.tokens).toString(),
-      name: v.description?.moniker ?? "",
-    });
+  try {
+    for await (const { validator, pubKey, power } of staking.consensusValidators(ctx))
+      out.push({
+        address: toHexUpper(cometAddress(pubKey)),
+        pub_key: { type: "tendermint/PubKeyEd25519", value: Buffer.from(pubKey).toString("base64") },
+        power: power.toString(),
+        name: validator.description?.moniker ?? "",
+      });
+  } catch (e) {
+    throw new ExportError((e as Error).message);
   }
   return out;
-}
-
-function consensusKey(v: Validator): Uint8Array {
-  const any = v.consensusPubkey;
-  if (!any?.typeUrl.endsWith(".crypto.ed25519.PubKey"))
-    throw new ExportError(
-      `validator ${v.operatorAddress} has consensus key type ${any?.typeUrl ?? "(none)"}; only ed25519 keys sign blocks`,
-    );
-  return fromBinary(PubKeySchema, any.value).key;
 }

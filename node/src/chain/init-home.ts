@@ -5,7 +5,9 @@ import { type ClientConfig, defaultClientConfig, renderClientToml } from "../con
 import { defaultConsensusParams, type GenesisDoc, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { defaultNodeConfig, type NodeConfig, renderConfigToml } from "../config/node-config.js";
+import { writeNewNodeKey } from "../config/node-key.js";
 import { writeNewPrivValidatorKey } from "../config/priv-validator-key.js";
+import { signStateJson } from "../consensus/sign-state.js";
 import type { AppDefinition } from "./app-definition.js";
 import { genesisBondDenom } from "./genesis-validators.js";
 
@@ -42,7 +44,10 @@ export class InitHomeError extends Error {
   readonly code = "BAD_INIT_OPTION";
 }
 
-/** Writes a fresh node home: config files, a validator key and a genesis with every module's defaults. */
+/**
+ * Writes a fresh node home: config files, a validator key, a node key, the validator's sign state and a genesis
+ * with every module's defaults; what chaind needs, and what CometBFT needs on the same home.
+ */
 export function initHome(
   opts: InitHomeOptions,
   def: AppDefinition,
@@ -87,6 +92,9 @@ export function initHome(
   writeFileSync(layout.configToml, renderConfigToml(node));
   writeFileSync(layout.clientToml, renderClientToml(client));
   const signer = writeNewPrivValidatorKey(layout.privValidatorKey);
+  // What CometBFT needs of a home besides: the node key and the validator's sign state (nothing signed yet).
+  writeNewNodeKey(layout.nodeKey);
+  writeFileSync(layout.privValidatorState, signStateJson({ height: 0n, round: 0, step: 0 }), { mode: 0o600 });
   writeGenesis(layout.genesisJson, genesis);
   return {
     layout,

@@ -14,7 +14,6 @@ import type { App } from "../app/app.js";
 import type { ServiceRegistrar } from "../app/service-registrar.js";
 import type { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL, COMET_VERSION } from "../consensus/comet-version.js";
-import { nodeIdOf } from "../consensus/node-id.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -29,6 +28,7 @@ export interface TendermintServiceDeps {
   moniker: string;
   /** config.toml's `rpc.laddr`, as node info reports it. */
   rpcAddress: string;
+  nodeId: string;
   votingPower(): bigint;
 }
 
@@ -68,7 +68,7 @@ export function registerTendermintService(registrar: ServiceRegistrar, deps: Ten
             block: BigInt(COMET_PROTOCOL.block),
             app: BigInt(app.info().appVersion),
           },
-          defaultNodeId: nodeIdOf(signer),
+          defaultNodeId: deps.nodeId,
           listenAddr: deps.rpcAddress,
           network: deps.chainId,
           version: COMET_VERSION,

@@ -54,7 +54,7 @@ export const cometCommand: CommandModule<GlobalArgs, GlobalArgs> = {
     y
       .command(
         leaf<GlobalArgs>("show-node-id", "Show this node's ID", (a) => {
-          process.stdout.write(`${nodeIdOf(validatorKey(a.home))}\n`);
+          process.stdout.write(`${nodeIdOf(new HomeLayout(a.home), validatorKey(a.home))}\n`);
         }),
       )
       .command(

@@ -3,7 +3,7 @@ import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { exportState } from "../chain/export-state.js";
 import { CliError } from "../client/cli-error.js";
-import { writeGenesis } from "../config/genesis.js";
+import { genesisFileJson, writeGenesis } from "../config/genesis.js";
 import { StoreLockedError } from "../store/store-errors.js";
 import type { GlobalArgs } from "./global-options.js";
 
@@ -84,7 +84,7 @@ export function exportCommand(definition: AppDefinition): CommandModule<GlobalAr
         throw new CliError(`cannot export ${a.home}: ${(e as Error).message}`);
       }
       const out = a["output-document"];
-      if (out === undefined) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      if (out === undefined) process.stdout.write(genesisFileJson(doc));
       else {
         try {
           writeGenesis(out, doc);

@@ -6,6 +6,7 @@ import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockStore } from "../consensus/block-store.js";
+import { nodeIdOf } from "../consensus/node-id.js";
 import { cometStatus } from "../server/rpc/status-methods.js";
 import { PRUNING_NOTHING } from "../store/pruning.js";
 import { StateStore } from "../store/state-store.js";
@@ -46,6 +47,7 @@ export async function readHomeStatus(home: string): Promise<HomeStatus> {
       chainId: genesis.chain_id,
       moniker: node.moniker,
       rpcAddress: node.rpc.laddr,
+      nodeId: nodeIdOf(layout, signer),
       signer,
       votingPower: EMBEDDED_VOTING_POWER,
     });

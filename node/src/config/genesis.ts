@@ -4,12 +4,22 @@ import { writeFileAtomic } from "@chaind/core/atomic-file";
 /** The account prefix of a genesis that names none (ours, as `cosmos` is Cosmos Hub's). */
 export const DEFAULT_BECH32_PREFIX = "sdk";
 
-/** Consensus parameters kept in genesis (CometBFT names); the embedded producer enforces the block limits. */
+/**
+ * Consensus parameters kept in genesis, as CometBFT's genesis JSON writes them (64-bit integers as strings); the
+ * embedded producer enforces the block limits, CometBFT all of them.
+ */
 export interface ConsensusParams {
   block: { max_bytes: string; max_gas: string };
+  evidence: { max_age_num_blocks: string; max_age_duration: string; max_bytes: string };
+  validator: { pub_key_types: string[] };
+  version: { app: string };
+  abci: { vote_extensions_enable_height: string };
 }
 
-/** The genesis document, in the Cosmos SDK 0.50 AppGenesis shape. */
+/**
+ * The genesis document as chaind holds it: Cosmos SDK 0.50's AppGenesis shape (its consensus params and validators
+ * under `consensus`). The file is written in CometBFT's shape (writeGenesis), and either shape is read.
+ */
 export interface GenesisDoc {
   app_name: string;
   app_version: string;
@@ -23,8 +33,33 @@ export interface GenesisDoc {
   consensus: { params: ConsensusParams; validators?: unknown[] };
 }
 
+/** CometBFT v0.38's defaults, with the SDK's 21 MiB (22020096 bytes) blocks. */
 export function defaultConsensusParams(): ConsensusParams {
-  return { block: { max_bytes: "22020096", max_gas: "-1" } };
+  return {
+    block: { max_bytes: "22020096", max_gas: "-1" },
+    evidence: { max_age_num_blocks: "100000", max_age_duration: "172800000000000", max_bytes: "1048576" },
+    validator: { pub_key_types: ["ed25519"] },
+    version: { app: "0" },
+    abci: { vote_extensions_enable_height: "0" },
+  };
+}
+
+/** Params as a file gives them, each section filled in from the defaults where it is absent. */
+function completeParams(given: Partial<ConsensusParams> | undefined): ConsensusParams {
+  const d = defaultConsensusParams();
+  return {
+    block: { ...d.block, ...given?.block },
+    evidence: { ...d.evidence, ...given?.evidence },
+    validator: { ...d.validator, ...given?.validator },
+    version: { ...d.version, ...given?.version },
+    abci: { ...d.abci, ...given?.abci },
+  };
+}
+
+/** The genesis file as CometBFT's GenesisDoc reads it, as opposed to the shape chaind holds. */
+interface CometGenesisFields {
+  consensus_params?: Partial<ConsensusParams>;
+  validators?: unknown[];
 }
 
 const CHAIN_ID_RE = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,49}$/;
@@ -35,18 +70,26 @@ export function validateGenesisShape(doc: unknown, source: string): GenesisDoc {
     throw new Error(`invalid genesis ${source}: ${why}`);
   };
   if (doc === null || typeof doc !== "object") fail("not a JSON object");
-  const g = doc as Partial<GenesisDoc>;
+  const g = doc as Partial<Omit<GenesisDoc, "initial_height">> &
+    CometGenesisFields & { initial_height?: unknown };
   if (typeof g.chain_id !== "string" || !CHAIN_ID_RE.test(g.chain_id))
     fail(`chain_id ${JSON.stringify(g.chain_id)} must be 1-50 letters, digits, '.', '_' or '-'`);
   if (typeof g.genesis_time !== "string" || Number.isNaN(Date.parse(g.genesis_time)))
     fail("genesis_time must be an RFC 3339 time");
-  // CometBFT reads 0 (what `export --for-zero-height` writes) as 1.
-  const given = Number(g.initial_height ?? 1);
+  // CometBFT writes it as a string, the SDK as a number; CometBFT reads 0 (`export --for-zero-height`) as 1.
+  const raw = g.initial_height ?? 1;
+  const given =
+    typeof raw === "string" && /^\d{1,16}$/.test(raw)
+      ? Number(raw)
+      : typeof raw === "number"
+        ? raw
+        : Number.NaN;
   const ih = given === 0 ? 1 : given;
   if (!Number.isSafeInteger(ih) || ih < 1) fail("initial_height must be a positive integer");
   if (g.app_hash && !/^([0-9a-fA-F]{2})+$/.test(g.app_hash)) fail("app_hash must be hex");
   if (g.app_state === null || typeof g.app_state !== "object") fail("app_state must be an object");
-  const params = g.consensus?.params ?? defaultConsensusParams();
+  const params = completeParams(g.consensus_params ?? g.consensus?.params);
+  const validators = g.validators ?? g.consensus?.validators;
   return {
     app_name: g.app_name ?? "chaind",
     app_version: g.app_version ?? "",
@@ -56,7 +99,7 @@ export function validateGenesisShape(doc: unknown, source: string): GenesisDoc {
     initial_height: ih,
     app_hash: g.app_hash ?? null,
     app_state: g.app_state as Record<string, unknown>,
-    consensus: { ...g.consensus, params },
+    consensus: { params, ...(validators ? { validators } : {}) },
   };
 }
 
@@ -78,7 +121,28 @@ export function readGenesis(path: string): GenesisDoc {
   return validateGenesisShape(doc, path);
 }
 
+/**
+ * The genesis file's JSON in CometBFT's GenesisDoc shape (`initial_height` a string, `consensus_params` and
+ * `validators` at the top, `app_hash` hex), which stock `cometbft` reads, with the SDK's `app_name` and
+ * `app_version` and our `bech32_prefix` beside (CometBFT passes over them). Cosmos SDK 0.50 reads this shape too.
+ */
+export function genesisFileJson(doc: GenesisDoc): string {
+  const file = {
+    app_name: doc.app_name,
+    app_version: doc.app_version,
+    genesis_time: doc.genesis_time,
+    chain_id: doc.chain_id,
+    bech32_prefix: doc.bech32_prefix,
+    initial_height: String(doc.initial_height),
+    app_hash: doc.app_hash ?? "",
+    consensus_params: doc.consensus.params,
+    validators: doc.consensus.validators ?? [],
+    app_state: doc.app_state,
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
 /** Written beside and renamed over, so a crash never leaves half a genesis file. */
 export function writeGenesis(path: string, doc: GenesisDoc): void {
-  writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
+  writeFileAtomic(path, genesisFileJson(doc), { mode: 0o644 });
 }

@@ -7,7 +7,7 @@ import {
   tableDefaults,
 } from "@chaind/core/config-table";
 import { readTomlConfig } from "./toml-file.js";
-import { tomlBool, tomlGoDuration, tomlString, tomlWholeNumber } from "./toml-setting-types.js";
+import { tomlBool, tomlChoice, tomlGoDuration, tomlString, tomlWholeNumber } from "./toml-setting-types.js";
 
 const whole = tomlWholeNumber({ min: 0 });
 const positive = tomlWholeNumber({ min: 1 });
@@ -24,6 +24,18 @@ export const CONFIG_TOML = defineTable({
       type: tomlString,
       default: "node",
       doc: "A custom human-readable name for this node.",
+    }),
+    consensusEngine: setting({
+      name: "consensus_engine",
+      type: tomlChoice(["embedded", "cometbft"]),
+      default: "embedded",
+      doc: "Who makes the blocks (not a CometBFT key): chaind's embedded single-validator engine, or CometBFT driving chaind over ABCI (chaind start runs cometbft beside it).",
+    }),
+    proxyApp: setting({
+      name: "proxy_app",
+      type: tomlString,
+      default: "tcp://127.0.0.1:26658",
+      doc: "Where chaind serves ABCI and CometBFT connects to it (tcp://host:port or unix:///path).",
     }),
     rpc: section("rpc", "RPC Server Configuration Options", {
       laddr: setting({
@@ -71,6 +83,32 @@ export const CONFIG_TOML = defineTable({
         default: 64 * 1024 * 1024,
         unit: "bytes",
         doc: "The largest answer, single or batch (not a CometBFT key); a larger one is replaced by a JSON-RPC error.",
+      }),
+    }),
+    p2p: section("p2p", "P2P Configuration Options", {
+      laddr: setting({
+        name: "laddr",
+        type: tomlString,
+        default: "tcp://127.0.0.1:26656",
+        doc: "Where CometBFT listens for peers (loopback unless set otherwise; CometBFT's default is every interface).",
+      }),
+      persistentPeers: setting({
+        name: "persistent_peers",
+        type: tomlString,
+        default: "",
+        doc: "Comma-separated id@host:port of the peers CometBFT keeps connected to.",
+      }),
+      addrBookStrict: setting({
+        name: "addr_book_strict",
+        type: tomlBool,
+        default: true,
+        doc: "Whether CometBFT refuses peers on non-routable addresses (false for networks on one machine).",
+      }),
+      allowDuplicateIp: setting({
+        name: "allow_duplicate_ip",
+        type: tomlBool,
+        default: false,
+        doc: "Whether CometBFT takes several peers on one IP address (true for networks on one machine).",
       }),
     }),
     consensus: section("consensus", "Consensus Configuration Options", {

@@ -39,8 +39,8 @@ export interface BlockProducerOptions {
   /** CometBFT's block protocol version, reported in headers. */
   blockProtocol: number;
   appProtocol: () => number;
-  /** The validator's voting power, as its headers' validators hash counts it. */
-  votingPower: bigint;
+  /** The validator's voting power now, as its headers' validators hash counts it. */
+  votingPower: () => bigint;
 }
 
 export interface CommittedBlock {
@@ -293,7 +293,9 @@ export class BlockProducer {
           ]
         : [],
     });
-    const validatorsHash = validatorSetHash([{ pubKey: signer.pubKey, votingPower: this.opts.votingPower }]);
+    const validatorsHash = validatorSetHash([
+      { pubKey: signer.pubKey, votingPower: this.opts.votingPower() },
+    ]);
     const header = create(HeaderSchema, {
       version: { block: BigInt(this.opts.blockProtocol), app: BigInt(this.opts.appProtocol()) },
       chainId: this.opts.chainId,

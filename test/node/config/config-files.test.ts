@@ -69,6 +69,8 @@ const APP_KEYS = {
 };
 const CONFIG_KEYS = {
   moniker: "m",
+  consensus_engine: "embedded",
+  proxy_app: "tcp://127.0.0.1:26658",
   rpc: {
     laddr: "tcp://127.0.0.1:26657",
     max_body_bytes: 1000000,
@@ -77,6 +79,12 @@ const CONFIG_KEYS = {
     max_open_connections: 900,
     max_request_batch_size: 10,
     max_response_bytes: 67108864,
+  },
+  p2p: {
+    laddr: "tcp://127.0.0.1:26656",
+    persistent_peers: "",
+    addr_book_strict: true,
+    allow_duplicate_ip: false,
   },
   consensus: { timeout_commit: "5s", create_empty_blocks: true, max_block_txs: 5000 },
   mempool: { size: 5000, max_txs_bytes: 1073741824, max_tx_bytes: 1048576 },

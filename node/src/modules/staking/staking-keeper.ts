@@ -1,5 +1,6 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { PubKeySchema as Ed25519PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import {
   BondStatus,
   type CommissionRates,
@@ -33,6 +34,16 @@ export const NOT_BONDED_POOL = "not_bonded_tokens_pool";
 /** Cosmos' default power reduction: a validator's consensus power is its bonded tokens over 10^6. */
 export function consensusPower(tokens: string | bigint): bigint {
   return BigInt(tokens) / 1_000_000n;
+}
+
+/** A validator's ed25519 consensus key; any other kind signs no blocks here. */
+export function consensusKeyOf(v: Validator): Uint8Array {
+  const any = v.consensusPubkey;
+  if (!any?.typeUrl.endsWith(".crypto.ed25519.PubKey"))
+    throw new Error(
+      `validator ${v.operatorAddress} has consensus key type ${any?.typeUrl ?? "(none)"}; only ed25519 keys sign blocks`,
+    );
+  return fromBinary(Ed25519PubKeySchema, any.value).key;
 }
 
 export function defaultStakingParams(): Params {
@@ -86,6 +97,20 @@ export class StakingKeeper {
   async *validators(ctx: Context): AsyncIterable<Validator> {
     for await (const [, v] of ctx.kv(STAKING_STORE).iterate({ prefix: StakingKeys.validator.prefix }))
       yield fromBinary(ValidatorSchema, v);
+  }
+
+  /**
+   * The validators consensus runs with: bonded, not jailed and with voting power (tokens / 10^6, so at least
+   * 10^6 bonded), each with its ed25519 consensus key.
+   */
+  async *consensusValidators(
+    ctx: Context,
+  ): AsyncIterable<{ validator: Validator; pubKey: Uint8Array; power: bigint }> {
+    for await (const v of this.validators(ctx)) {
+      const power = consensusPower(v.tokens);
+      if (v.status !== BondStatus.BONDED || v.jailed || power <= 0n) continue;
+      yield { validator: v, pubKey: consensusKeyOf(v), power };
+    }
   }
 
   async getDelegation(ctx: Context, del: Uint8Array, val: Uint8Array): Promise<Delegation | undefined> {

@@ -8,6 +8,7 @@ import {
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import { file_sdk_staking_v1beta1_tx, Msg } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
+import type { ConsensusValidator } from "../../app/consensus-validators.js";
 import type { Context } from "../../app/context.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
@@ -119,6 +120,12 @@ export class StakingModule implements AppModule {
       throw new Error(
         `staking genesis: bonded pool balance is different from bonded coins: ${pool}${params.bondDenom} and ${bonded}${params.bondDenom}`,
       );
+  }
+
+  async consensusValidators(ctx: Context): Promise<ConsensusValidator[]> {
+    const out: ConsensusValidator[] = [];
+    for await (const { pubKey, power } of this.keeper.consensusValidators(ctx)) out.push({ pubKey, power });
+    return out;
   }
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {

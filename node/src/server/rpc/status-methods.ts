@@ -1,7 +1,6 @@
 import type { ChainNode } from "../../chain/chain-node.js";
 import type { BlockStore } from "../../consensus/block-store.js";
 import { COMET_CHANNELS, COMET_PROTOCOL, COMET_VERSION } from "../../consensus/comet-version.js";
-import { nodeIdOf } from "../../consensus/node-id.js";
 import { rfc3339 } from "../../consensus/rfc3339.js";
 import type { ValidatorSigner } from "../../consensus/validator-signer.js";
 import { hexUpper, pubKeyJson, validatorJson } from "./comet-json.js";
@@ -15,6 +14,8 @@ export interface StatusSource {
   chainId: string;
   moniker: string;
   rpcAddress: string;
+  /** node_info.id: the node key's id (consensus/node-id.ts). */
+  nodeId: string;
   signer: ValidatorSigner;
   votingPower: bigint;
 }
@@ -37,7 +38,7 @@ export async function cometStatus(s: StatusSource) {
         block: String(COMET_PROTOCOL.block),
         app: String(s.appVersion),
       },
-      id: nodeIdOf(signer),
+      id: s.nodeId,
       listen_addr: s.rpcAddress,
       network: s.chainId,
       version: COMET_VERSION,
@@ -78,6 +79,7 @@ export function statusMethods(node: ChainNode): Record<string, RpcMethod> {
           chainId,
           moniker: node.nodeConfig.moniker,
           rpcAddress: node.nodeConfig.rpc.laddr,
+          nodeId: node.nodeId,
           signer,
           votingPower: node.votingPower(),
         }),
