@@ -122,8 +122,8 @@ describe("visor asks the node over gRPC, then REST, then RPC", () => {
   it("answers who it is the same way on gRPC, REST and RPC: the home's chain id and its key's node id", async () => {
     const identity = readNodeIdentity(home.home) as NodeIdentity;
     expect(identity.chainId).toBe(home.chainId);
-    // chaind has no node_key.json: its node id comes from priv_validator_key.json, as it reports it.
-    expect(identity.nodeIds.map((n) => n.file)).toEqual(["priv_validator_key.json"]);
+    // As a CometBFT node's, chaind's node id is node_key.json's.
+    expect(identity.nodeIds.map((n) => n.file)).toEqual(["node_key.json", "priv_validator_key.json"]);
     const expected = { chainId: home.chainId, nodeId: identity.nodeIds[0].id };
     const grpc = new GrpcNodeQuery(at.grpc);
     try {

@@ -12,8 +12,6 @@ import {
 import type { AbciEvent } from "../app/events.js";
 import { txHash } from "../app/tx-hash.js";
 import type { TxResult } from "../app/tx-result.js";
-import type { BlockStore } from "../consensus/block-store.js";
-import { rfc3339 } from "../consensus/rfc3339.js";
 
 export function eventsProto(events: readonly AbciEvent[]) {
   return events.map((e) => ({
@@ -59,17 +57,4 @@ export function txResponse(
     timestamp: committed?.time ?? "",
     events: eventsProto(result.events),
   });
-}
-
-/** The committed TxResponse of the tx at a block position, from the block store. */
-export async function committedTxResponse(
-  blocks: BlockStore,
-  height: number,
-  index: number,
-): Promise<TxResponse | undefined> {
-  const [block, results] = await Promise.all([blocks.block(height), blocks.results(height)]);
-  const bytes = block?.data?.txs[index];
-  const result = results?.txResults[index];
-  if (!bytes || !result) return undefined;
-  return txResponse(bytes, result, { height, time: rfc3339(block?.header?.time) });
 }

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { silentLogger } from "@chaind/core/logger";
-import { EMBEDDED_VOTING_POWER, storedAppVersion } from "../chain/chain-node.js";
+import { EMBEDDED_VOTING_POWER } from "../chain/chain-node.js";
+import { storedAppVersion } from "../chain/node-app.js";
 import { readGenesis } from "../config/genesis.js";
 import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";

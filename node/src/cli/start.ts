@@ -3,9 +3,11 @@ import { parseDecCoins } from "../app/dec-coins.js";
 import { ModuleHaltError } from "../app/module-halt-error.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { ChainNode } from "../chain/chain-node.js";
+import { CometNode } from "../chain/comet-node.js";
 import { CliError } from "../client/cli-error.js";
 import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
+import type { StopReason } from "../consensus/block-producer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
 import type { NodeServer } from "../server/node-server.js";
@@ -68,6 +70,27 @@ interface StartArgs extends GlobalArgs {
   "halt-height"?: number;
   "minimum-gas-prices"?: string;
   "unsafe-skip-upgrades"?: (string | number)[];
+  "consensus-engine"?: "embedded" | "cometbft";
+  "with-comet"?: boolean;
+  transport?: string;
+  address?: string;
+  cometbft?: string;
+}
+
+/**
+ * The `cometbft` to run beside chaind: `--cometbft`, else CHAIND_COMETBFT (named after the app, as other start
+ * flags' variables), else `cometbft` on the PATH.
+ */
+function cometbftBinary(given: string | undefined, app: string): string {
+  return flagOrEnv(given, app, "cometbft") ?? "cometbft";
+}
+
+/** A node of either engine, as `start` runs it. */
+interface RunningNode {
+  readonly store: { latestHeight: number };
+  run(): Promise<StopReason>;
+  requestStop(): void;
+  close(): Promise<void>;
 }
 
 /** `chaind start`: runs the node until SIGINT/SIGTERM (after the block in progress) or a halt. */
@@ -89,6 +112,31 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
           type: "string",
           array: true,
           describe: "plan heights whose upgrade to skip (the plan is dropped, the chain goes on)",
+        })
+        .option("consensus-engine", {
+          type: "string",
+          choices: ["embedded", "cometbft"],
+          describe:
+            "who makes the blocks (overrides config.toml consensus_engine): chaind's own single-validator engine, or CometBFT over ABCI",
+        })
+        .option("with-comet", {
+          type: "boolean",
+          default: true,
+          describe:
+            "with the cometbft engine, run cometbft beside chaind on this home; false: serve ABCI only, for a cometbft the operator runs",
+        })
+        .option("transport", {
+          type: "string",
+          default: "socket",
+          describe: "the ABCI transport (socket; the SDK's grpc transport is not served)",
+        })
+        .option("address", {
+          type: "string",
+          describe: "where to serve ABCI, tcp://host:port or unix:///path (default: config.toml proxy_app)",
+        })
+        .option("cometbft", {
+          type: "string",
+          describe: `the cometbft binary to run (default: ${flagEnvName(def.name, "cometbft")}, else cometbft on the PATH)`,
         }) as never,
     handler: async (args) => {
       let config: HomeConfig;
@@ -100,23 +148,34 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       const gasPrices = minimumGasPrices(args["minimum-gas-prices"], def.name, args.home, config);
       const halt = haltHeight(args["halt-height"], def.name);
       const logger = loggerFromArgs(args);
+      const engine = args["consensus-engine"] ?? config.node.consensusEngine;
+      let node: ChainNode | CometNode;
       // The RPC's thread boots while the store opens; it listens once the node is up (or ends if rpc.laddr is off).
-      const rpcThread = spawnRpcThread();
-      let node: ChainNode;
+      // Under CometBFT the RPC is CometBFT's: no thread.
+      const rpcThread = engine === "embedded" ? spawnRpcThread() : undefined;
       try {
-        node = await ChainNode.open(
-          {
-            home: args.home,
-            definition: def,
-            haltHeight: halt,
-            minimumGasPrices: gasPrices,
-            skipUpgradeHeights: skipHeights(args["unsafe-skip-upgrades"]),
-            config,
-          },
-          { logger },
-        );
+        const options = {
+          home: args.home,
+          definition: def,
+          haltHeight: halt,
+          minimumGasPrices: gasPrices,
+          skipUpgradeHeights: skipHeights(args["unsafe-skip-upgrades"]),
+          config,
+        };
+        if (engine === "cometbft") {
+          if ((args.transport ?? "socket") !== "socket")
+            throw new Error(`--transport ${args.transport}: only the socket transport is served`);
+          node = await CometNode.open(
+            {
+              ...options,
+              abciAddress: args.address,
+              cometbft: args["with-comet"] === false ? null : cometbftBinary(args.cometbft, def.name),
+            },
+            { logger },
+          );
+        } else node = await ChainNode.open(options, { logger });
       } catch (e) {
-        await rpcThread.terminate();
+        await rpcThread?.terminate();
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
       logger.info("minimum gas prices", { prices: gasPrices });
@@ -127,23 +186,29 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
         await node.close();
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
+      const running: RunningNode = node;
       let signalled = false;
       const onSignal = (sig: NodeJS.Signals) => {
         if (signalled) return;
         signalled = true;
         logger.info("caught signal, stopping after the current block", { signal: sig });
-        void node.producer.stop();
+        running.requestStop();
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      const reason = await node.run();
+      let reason: StopReason;
+      try {
+        reason = await running.run();
+      } catch (e) {
+        reason = { kind: "error", error: e as Error };
+      }
       await closeNodeServers(servers);
-      await node.close();
+      await running.close();
       if (reason.kind === "error" && reason.error instanceof ModuleHaltError)
         throw new CliError(reason.error.message, reason.error.exitCode);
       if (reason.kind === "error") throw new CliError(`node stopped on an error: ${reason.error.message}`);
       if (reason.kind === "halt") logger.info("node halted", { reason: reason.reason });
-      logger.info("node stopped", { height: node.store.latestHeight });
+      logger.info("node stopped", { height: running.store.latestHeight });
       // A stop on a signal ends the process here. A terminal signals the whole group and visor passes the signal on
       // too, so a copy can arrive late; Node's natural exit restores the default action (death by that signal)
       // before the process is gone, and the node would end killed after a clean stop. process.exit keeps ours.

@@ -1,6 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "@chaind/core/logger";
-import type { ChainNode } from "../chain/chain-node.js";
+import type { NodeCore } from "../chain/node-app.js";
 
 /** A listener serving a running node (RPC, gRPC, REST, metrics). */
 export interface NodeServer {
@@ -17,4 +17,7 @@ export interface NodeServerDeps {
 }
 
 /** Starts one kind of listener for a node, or answers null when its config switches it off. */
-export type NodeServerFactory = (node: ChainNode, deps: NodeServerDeps) => Promise<NodeServer | null>;
+export type NodeServerFactory<N extends NodeCore = NodeCore> = (
+  node: N,
+  deps: NodeServerDeps,
+) => Promise<NodeServer | null>;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "@chaind/core/logger";
 import { MAX_SCRAPERS } from "@chaind/core/metrics-listener";
-import type { ChainNode } from "../chain/chain-node.js";
+import type { NodeCore } from "../chain/node-app.js";
 
 /**
  * Descriptors kept for the node's own files whatever its listeners hold: LevelDB's log, manifest and the tables
@@ -55,7 +55,7 @@ export function fitConnectionCaps(caps: readonly ConnectionCap[], limit: number)
  * scrapers are fixed), editing the node's config before they start, and says so when it cuts them. CometBFT
  * only documents the rule (its `max_open_connections` "should be < ulimit -Sn - …").
  */
-export function fitListenersToOpenFiles(node: ChainNode, logger: Logger, limit = openFileLimit()): void {
+export function fitListenersToOpenFiles(node: NodeCore, logger: Logger, limit = openFileLimit()): void {
   if (limit === undefined) return;
   const { rpc } = node.nodeConfig;
   const { api, grpc, telemetry } = node.appConfig;

@@ -1,5 +1,12 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ChainNode } from "../../chain/chain-node.js";
+import type { NodeCore } from "../../chain/node-app.js";
+import type { BlockStore } from "../../consensus/block-store.js";
+import type { Mempool } from "../../consensus/mempool.js";
+import type { StateStore } from "../../store/state-store.js";
+
+/** A node as its metrics read it: the embedded engine's has blocks and a mempool of its own. */
+export type MetricsNode = NodeCore & { blocks?: BlockStore; mempool?: Mempool };
+
 import { type GrpcCode, grpcCodeName } from "../../errors/grpc-code.js";
 
 /** Where a query came in. */
@@ -17,7 +24,7 @@ export class NodeMetrics {
   private readonly storeOps: Counter<"op">;
   private txsSeenHeight: number;
 
-  constructor(node: ChainNode) {
+  constructor(node: MetricsNode) {
     const registers = [this.registry];
     this.txsSeenHeight = node.store.latestHeight;
     new Gauge({
@@ -28,45 +35,9 @@ export class NodeMetrics {
         this.set(node.store.latestHeight);
       },
     });
-    new Gauge({
-      name: "chain_block_time_seconds",
-      help: "Header time of the latest committed block, as Unix seconds.",
-      registers,
-      async collect() {
-        const block = node.store.latestHeight ? await node.blocks.block(node.store.latestHeight) : undefined;
-        const t = block?.header?.time;
-        if (t) this.set(Number(t.seconds) + t.nanos / 1e9);
-      },
-    });
-    const txs = new Counter({
-      name: "chain_txs_total",
-      help: "Transactions included in blocks committed since this process started.",
-      registers,
-    });
-    const blockTxs: Gauge = new Gauge({
-      name: "chain_block_txs",
-      help: "Transactions in the latest committed block.",
-      registers,
-      collect: async () => {
-        // Blocks committed since the last scrape add to chain_txs_total.
-        const latest = node.store.latestHeight;
-        for (let h = Math.max(this.txsSeenHeight + 1, latest - 999); h <= latest; h++) {
-          const meta = await node.blocks.meta(h);
-          if (meta) txs.inc(Number(meta.numTxs));
-        }
-        this.txsSeenHeight = latest;
-        const last = latest ? await node.blocks.meta(latest) : undefined;
-        blockTxs.set(Number(last?.numTxs ?? 0n));
-      },
-    });
-    new Gauge({
-      name: "chain_mempool_size",
-      help: "Transactions waiting in the mempool.",
-      registers,
-      collect() {
-        this.set(node.mempool.size);
-      },
-    });
+    // The embedded engine's blocks and mempool; under CometBFT, its own metrics say these.
+    const { blocks, mempool } = node;
+    if (blocks && mempool) this.embeddedEngineMetrics(node.store, blocks, mempool);
     let checkedAhead = 0;
     new Counter({
       name: "chain_signatures_checked_ahead_total",
@@ -108,18 +79,61 @@ export class NodeMetrics {
     this.queryDuration.observe({ server, route }, seconds);
   }
 
+  private embeddedEngineMetrics(store: StateStore, blocks: BlockStore, mempool: Mempool): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: "chain_block_time_seconds",
+      help: "Header time of the latest committed block, as Unix seconds.",
+      registers,
+      async collect() {
+        const block = store.latestHeight ? await blocks.block(store.latestHeight) : undefined;
+        const t = block?.header?.time;
+        if (t) this.set(Number(t.seconds) + t.nanos / 1e9);
+      },
+    });
+    const txs = new Counter({
+      name: "chain_txs_total",
+      help: "Transactions included in blocks committed since this process started.",
+      registers,
+    });
+    const blockTxs: Gauge = new Gauge({
+      name: "chain_block_txs",
+      help: "Transactions in the latest committed block.",
+      registers,
+      collect: async () => {
+        // Blocks committed since the last scrape add to chain_txs_total.
+        const latest = store.latestHeight;
+        for (let h = Math.max(this.txsSeenHeight + 1, latest - 999); h <= latest; h++) {
+          const meta = await blocks.meta(h);
+          if (meta) txs.inc(Number(meta.numTxs));
+        }
+        this.txsSeenHeight = latest;
+        const last = latest ? await blocks.meta(latest) : undefined;
+        blockTxs.set(Number(last?.numTxs ?? 0n));
+      },
+    });
+    new Gauge({
+      name: "chain_mempool_size",
+      help: "Transactions waiting in the mempool.",
+      registers,
+      collect() {
+        this.set(mempool.size);
+      },
+    });
+  }
+
   text(): Promise<string> {
     return this.registry.metrics();
   }
 }
 
-const byNode = new WeakMap<ChainNode, NodeMetrics>();
+const byNode = new WeakMap<MetricsNode, NodeMetrics>();
 
 /**
  * The node's metrics when app.toml's `telemetry.enabled` is on, else null. One instance per node, shared
  * by the listeners that record into it (each is started on its own by `chaind start`).
  */
-export function metricsOf(node: ChainNode): NodeMetrics | null {
+export function metricsOf(node: MetricsNode): NodeMetrics | null {
   if (!node.appConfig.telemetry.enabled) return null;
   let m = byNode.get(node);
   if (!m) {

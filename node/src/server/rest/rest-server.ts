@@ -1,5 +1,5 @@
 import { parseListenAddress } from "@chaind/core/listen-address";
-import type { ChainNode } from "../../chain/chain-node.js";
+import type { NodeCore } from "../../chain/node-app.js";
 import { metricsOf } from "../metrics/node-metrics.js";
 import type { NodeServerFactory } from "../node-server.js";
 import { swaggerMount, swaggerOffMount } from "../swagger/swagger-site.js";
@@ -7,7 +7,7 @@ import { type QueryBackend, RestGateway } from "./rest-gateway.js";
 import { restRoutes } from "./rest-routes.js";
 
 /** The node's query router and retained heights, as the gateways see them. */
-export function queryBackend(node: ChainNode): QueryBackend {
+export function queryBackend(node: NodeCore): QueryBackend {
   return {
     query: (path, request, height) =>
       request instanceof Uint8Array

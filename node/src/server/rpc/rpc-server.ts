@@ -1,10 +1,11 @@
 import { parseListenAddress } from "@chaind/core/listen-address";
+import type { ChainNode } from "../../chain/chain-node.js";
 import type { NodeServerFactory } from "../node-server.js";
 import { DEFAULT_RPC_WRITE_TIMEOUT_MS, JsonRpcServer } from "./json-rpc-server.js";
 import { rpcMethods } from "./rpc-methods.js";
 
 /** The CometBFT-compatible JSON-RPC listener on config.toml's `rpc.laddr` (empty laddr switches it off). */
-export const startRpcServer: NodeServerFactory = async (node, deps) => {
+export const startRpcServer: NodeServerFactory<ChainNode> = async (node, deps) => {
   const {
     laddr,
     maxBodyBytes,

@@ -1,0 +1,194 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Logger } from "@chaind/core/logger";
+import {
+  CheckTxType,
+  type Request,
+  ResponseApplySnapshotChunk_Result,
+  ResponseOfferSnapshot_Result,
+  ResponseProcessProposal_ProposalStatus,
+  ResponseVerifyVoteExtension_VerifyStatus,
+} from "@chaind/proto/tendermint/abci/types_pb";
+import type { App } from "../app/app.js";
+import type { ConsensusValidator } from "../app/consensus-validators.js";
+import type { AbciEvent } from "../app/events.js";
+import { ModuleHaltError } from "../app/module-halt-error.js";
+import type { TxResult } from "../app/tx-result.js";
+import type { GenesisHeader } from "../chain/genesis-record.js";
+import type { StateStore } from "../store/state-store.js";
+import { abciQuery } from "./abci-query.js";
+import type { AbciAnswer, AbciHandler } from "./abci-server.js";
+
+type Req<C extends Request["value"]["case"]> = Extract<Request["value"], { case: C }>["value"];
+
+const eventsOf = (events: readonly AbciEvent[]) =>
+  events.map((e) => ({ type: e.type, attributes: e.attributes.map((a) => ({ ...a })) }));
+
+const txResultOf = (r: TxResult) => ({
+  code: r.code,
+  data: r.data,
+  log: r.log,
+  info: r.info,
+  gasWanted: r.gasWanted,
+  gasUsed: r.gasUsed,
+  events: eventsOf(r.events),
+  codespace: r.codespace,
+});
+
+const updatesOf = (vs: readonly ConsensusValidator[]) =>
+  vs.map((v) => ({ pubKey: { sum: { case: "ed25519" as const, value: v.pubKey } }, power: v.power }));
+
+export interface AbciAppDeps {
+  app: App;
+  store: StateStore;
+  /** The home's genesis header, for what CometBFT's InitChain does not carry (our bech32 prefix, the app's name). */
+  genesis: GenesisHeader;
+  /** app.toml `min-retain-blocks`: how many blocks below the latest CometBFT must keep (0: all). */
+  minRetainBlocks: number;
+  /** Called after each commit (the snapshot scheduler). */
+  onCommit(height: number): void;
+  /** A module halted the chain in a block (the upgrade halt): the node stops with its status. */
+  onHalt(error: ModuleHaltError): void;
+  logger: Logger;
+}
+
+/**
+ * The App as CometBFT's ABCI 2.0 client asks it: each request mapped onto the App that the embedded engine
+ * drives too. Proposals are made and taken as the SDK's defaults do (the mempool's order, up to the block's
+ * bytes; every proposal accepted), and vote extensions are off (empty, always accepted).
+ */
+export class AbciApp implements AbciHandler {
+  constructor(private readonly deps: AbciAppDeps) {}
+
+  async handle(request: Request): Promise<AbciAnswer> {
+    const r = request.value;
+    switch (r.case) {
+      case "info":
+        return { case: "info", value: this.info() };
+      case "initChain":
+        return { case: "initChain", value: await this.initChain(r.value) };
+      case "query": {
+        const a = await abciQuery(this.deps, {
+          path: r.value.path,
+          data: r.value.data,
+          height: Number(r.value.height),
+        });
+        return { case: "query", value: { ...a, height: BigInt(a.height) } };
+      }
+      case "checkTx":
+        return { case: "checkTx", value: await this.checkTx(r.value) };
+      case "prepareProposal":
+        return { case: "prepareProposal", value: { txs: proposalTxs(r.value) } };
+      case "processProposal":
+        return { case: "processProposal", value: { status: ResponseProcessProposal_ProposalStatus.ACCEPT } };
+      case "extendVote":
+        return { case: "extendVote", value: { voteExtension: new Uint8Array() } };
+      case "verifyVoteExtension":
+        return {
+          case: "verifyVoteExtension",
+          value: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT },
+        };
+      case "finalizeBlock":
+        return { case: "finalizeBlock", value: await this.finalizeBlock(r.value) };
+      case "commit":
+        return { case: "commit", value: await this.commit() };
+      case "listSnapshots":
+        return { case: "listSnapshots", value: { snapshots: [] } };
+      case "offerSnapshot":
+        // Abort: this node restores no snapshot over ABCI (state sync), so CometBFT syncs blocks instead.
+        return { case: "offerSnapshot", value: { result: ResponseOfferSnapshot_Result.ABORT } };
+      case "loadSnapshotChunk":
+        return { case: "loadSnapshotChunk", value: { chunk: new Uint8Array() } };
+      case "applySnapshotChunk":
+        return { case: "applySnapshotChunk", value: { result: ResponseApplySnapshotChunk_Result.ABORT } };
+      default:
+        throw new Error(`unknown ABCI request ${r.case}`);
+    }
+  }
+
+  private info() {
+    const i = this.deps.app.info();
+    return {
+      data: i.appName,
+      version: i.version,
+      appVersion: BigInt(i.appVersion),
+      lastBlockHeight: BigInt(i.lastBlockHeight),
+      lastBlockAppHash: i.lastBlockAppHash,
+    };
+  }
+
+  /** Genesis from CometBFT's request (chain id, initial height, time, app state), the rest from the home's. */
+  private async initChain(req: Req<"initChain">) {
+    const { app, genesis } = this.deps;
+    let appState: Record<string, unknown>;
+    try {
+      appState = JSON.parse(new TextDecoder().decode(req.appStateBytes || new TextEncoder().encode("{}")));
+    } catch (e) {
+      throw new Error(`InitChain's app_state_bytes are not JSON: ${(e as Error).message}`);
+    }
+    const initialHeight = Number(req.initialHeight) || 1;
+    const { appHash, validators } = await app.initChain({
+      ...genesis,
+      chain_id: req.chainId,
+      initial_height: initialHeight,
+      genesis_time: req.time ? timestampDate(req.time).toISOString() : genesis.genesis_time,
+      app_state: appState,
+    });
+    this.deps.logger.info("InitChain", {
+      chain_id: req.chainId,
+      initial_height: initialHeight,
+      validators: validators.length,
+    });
+    return { validators: updatesOf(validators), appHash };
+  }
+
+  private async checkTx(req: Req<"checkTx">) {
+    const { app } = this.deps;
+    // A recheck runs the tx again on the check state the last commit reset, as a new one does.
+    if (req.type === CheckTxType.NEW) await app.precheckTx(req.tx);
+    return txResultOf(await app.checkTx(req.tx));
+  }
+
+  private async finalizeBlock(req: Req<"finalizeBlock">) {
+    const { app } = this.deps;
+    try {
+      const result = await app.finalizeBlock({
+        height: Number(req.height),
+        time: req.time ? timestampDate(req.time) : new Date(0),
+        txs: req.txs,
+        proposerAddress: req.proposerAddress,
+      });
+      return {
+        events: eventsOf(result.events),
+        txResults: result.txResults.map(txResultOf),
+        validatorUpdates: updatesOf(result.validatorUpdates),
+        appHash: result.appHash,
+      };
+    } catch (e) {
+      if (e instanceof ModuleHaltError) {
+        app.abandonBlock();
+        this.deps.onHalt(e);
+      }
+      throw e;
+    }
+  }
+
+  private async commit() {
+    const { app, minRetainBlocks } = this.deps;
+    const { height } = await app.commit();
+    this.deps.onCommit(height);
+    return { retainHeight: BigInt(minRetainBlocks > 0 ? Math.max(0, height - minRetainBlocks) : 0) };
+  }
+}
+
+/** The mempool's txs in its order, as many as fit the proposal's bytes (the SDK's default proposal). */
+function proposalTxs(req: Req<"prepareProposal">): Uint8Array[] {
+  const max = Number(req.maxTxBytes);
+  const out: Uint8Array[] = [];
+  let bytes = 0;
+  for (const tx of req.txs) {
+    if (max > 0 && bytes + tx.length > max) break;
+    out.push(tx);
+    bytes += tx.length;
+  }
+  return out;
+}

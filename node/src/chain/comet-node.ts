@@ -1,0 +1,163 @@
+import { NodeRpcClient } from "@chaind/core/comet-rpc-client";
+import type { Logger } from "@chaind/core/logger";
+import { AbciApp } from "../abci/abci-app.js";
+import { AbciServer } from "../abci/abci-server.js";
+import { CometbftProcess } from "../abci/cometbft-process.js";
+import type { App } from "../app/app.js";
+import type { ModuleHaltError } from "../app/module-halt-error.js";
+import type { AppConfig } from "../config/app-config.js";
+import type { HomeLayout } from "../config/home-layout.js";
+import type { NodeConfig } from "../config/node-config.js";
+import type { StopReason } from "../consensus/block-producer.js";
+import type { ValidatorSigner } from "../consensus/validator-signer.js";
+import type { ParallelVerifier } from "../crypto/parallel-verifier.js";
+import type { StateStore } from "../store/state-store.js";
+import { cometTendermintBackend } from "./comet-tendermint-backend.js";
+import { cometTxBackend } from "./comet-tx-backend.js";
+import { type GenesisHeader, writeGenesisRecord } from "./genesis-record.js";
+import { type NodeApp, type NodeAppOptions, type NodeCore, openNodeApp } from "./node-app.js";
+import { registerTendermintService } from "./tendermint-service.js";
+import { registerTxService } from "./tx-service.js";
+
+export interface CometNodeOptions extends NodeAppOptions {
+  /** Where to serve ABCI: `--address`, else config.toml's `proxy_app`. */
+  abciAddress?: string;
+  /** The `cometbft` to run beside chaind; null: CometBFT is the operator's to run (`--with-comet=false`). */
+  cometbft: string | null;
+}
+
+/**
+ * The largest ABCI message taken: room for a block at CometBFT's largest `max_bytes` (100 MiB) with its other
+ * fields. CometBFT's own reader allows 2 GiB; a message past this closes its connection with an exception.
+ */
+const MAX_ABCI_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+/**
+ * A running node that CometBFT drives over ABCI 2.0 (the other engine): the home's App served on the ABCI socket,
+ * and, with `cometbft`, CometBFT itself run on the same home as a child. CometBFT makes, stores and serves the
+ * blocks and txs (its RPC is the node's RPC); chaind serves REST and gRPC, whose tx and tendermint services ask
+ * CometBFT's RPC, as the SDK does.
+ */
+export class CometNode implements NodeCore {
+  readonly layout: HomeLayout;
+  readonly store: StateStore;
+  readonly app: App;
+  readonly chainId: string;
+  readonly appConfig: AppConfig;
+  readonly nodeConfig: NodeConfig;
+  readonly genesis: GenesisHeader;
+  readonly signer: ValidatorSigner;
+  readonly nodeId: string;
+  readonly signatureThread: ParallelVerifier;
+  private child: CometbftProcess | null = null;
+  private readonly stopped: Promise<StopReason>;
+  private stop!: (reason: StopReason) => void;
+
+  private constructor(
+    private readonly core: NodeApp,
+    private readonly opts: CometNodeOptions,
+    private readonly logger: Logger,
+    private abci: AbciServer | null = null,
+  ) {
+    this.layout = core.layout;
+    this.store = core.store;
+    this.app = core.app;
+    this.chainId = core.chainId;
+    this.appConfig = core.appConfig;
+    this.nodeConfig = core.nodeConfig;
+    this.genesis = core.genesis;
+    this.signer = core.signer;
+    this.nodeId = core.nodeId;
+    this.signatureThread = core.signatureThread;
+    this.stopped = new Promise((resolve) => {
+      this.stop = resolve;
+    });
+  }
+
+  static async open(opts: CometNodeOptions, deps: { logger: Logger }): Promise<CometNode> {
+    const core = await openNodeApp(opts, deps);
+    const { store, app, genesis, nodeConfig } = core;
+    try {
+      if (core.genesisDoc) await writeGenesisRecord(store, genesis);
+      const rpc = new NodeRpcClient(nodeConfig.rpc.laddr, { timeoutMs: 15_000 });
+      registerTxService(app.registrar, { app, backend: cometTxBackend(rpc) });
+      registerTendermintService(app.registrar, {
+        app,
+        backend: cometTendermintBackend(rpc),
+        addresses: core.addresses,
+        chainId: genesis.chain_id,
+        moniker: nodeConfig.moniker,
+        rpcAddress: nodeConfig.rpc.laddr,
+        nodeId: core.nodeId,
+      });
+      return new CometNode(core, opts, deps.logger);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
+
+  /** The address ABCI is served on, once `run` has started serving it. */
+  get abciAddress(): string | undefined {
+    return this.abci?.address;
+  }
+
+  /**
+   * Serves ABCI (and starts CometBFT beside it) until asked to stop, CometBFT ends, or a module halts the chain
+   * (the upgrade halt: CometBFT has stored the block, the new binary runs it); settles with the reason.
+   */
+  async run(): Promise<StopReason> {
+    const { core, logger } = this;
+    const abciLogger = logger.child("abci");
+    const handler = new AbciApp({
+      app: core.app,
+      store: core.store,
+      genesis: core.genesis,
+      minRetainBlocks: core.appConfig.minRetainBlocks,
+      onCommit: (height) => core.snapshots?.committed(height),
+      onHalt: (e: ModuleHaltError) => this.stop({ kind: "error", error: e }),
+      logger: abciLogger,
+    });
+    this.abci = await AbciServer.listen(
+      { address: this.opts.abciAddress ?? core.nodeConfig.proxyApp, maxFrameBytes: MAX_ABCI_MESSAGE_BYTES },
+      handler,
+      abciLogger,
+    );
+    logger.info("starting node", {
+      engine: "cometbft",
+      chain_id: this.chainId,
+      height: this.store.latestHeight,
+      app: `${this.app.opts.name} ${this.app.opts.version}`,
+      abci: this.abci.address,
+    });
+    if (this.opts.cometbft) {
+      const child = CometbftProcess.start({ binary: this.opts.cometbft, home: core.layout.home }, logger);
+      this.child = child;
+      void child.exited.then(({ code, signal }) =>
+        this.stop(
+          code === 0
+            ? { kind: "requested" }
+            : {
+                kind: "error",
+                error: new Error(`cometbft ended ${signal ? `on ${signal}` : `with status ${code}`}`),
+              },
+        ),
+      );
+    }
+    return this.stopped;
+  }
+
+  /** Asks the node to stop (a signal): CometBFT first, then the ABCI server. */
+  requestStop(): void {
+    this.stop({ kind: "requested" });
+  }
+
+  /** Stops CometBFT (it finishes its step and ends), then ABCI, the signature thread and the database. */
+  async close(): Promise<void> {
+    await this.child?.stop();
+    await this.abci?.close();
+    await this.core.snapshots?.drain();
+    await this.signatureThread.close();
+    await this.store.close();
+  }
+}
