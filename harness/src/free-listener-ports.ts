@@ -25,6 +25,8 @@ export async function useFreeListenerPorts(home: string): Promise<void> {
     api: await freePort(),
     grpc: await freePort(),
     telemetry: await freePort(),
+    p2p: await freePort(),
+    abci: await freePort(),
   });
 }
 
@@ -37,9 +39,22 @@ export function listenOnPickedPorts(home: string): void {
   setListenerPorts(home, { rpc: 0, api: 0, grpc: 0, telemetry: 0 });
 }
 
+/**
+ * A `chaind testnet` home made to run under CometBFT: config.toml's consensus_engine, every listener (CometBFT's
+ * p2p and the ABCI socket too) on free loopback ports, and `timeout_commit` for the block time.
+ */
+export async function useCometbftEngine(home: string, blockTime = "300ms"): Promise<void> {
+  await useFreeListenerPorts(home);
+  const path = join(home, "config", "config.toml");
+  const doc = parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
+  (doc as Record<string, unknown>).consensus_engine = "cometbft";
+  doc.consensus.timeout_commit = blockTime;
+  writeFileSync(path, stringify(doc));
+}
+
 function setListenerPorts(
   home: string,
-  ports: { rpc: number; api: number; grpc: number; telemetry: number },
+  ports: { rpc: number; api: number; grpc: number; telemetry: number; p2p?: number; abci?: number },
 ) {
   const edit = (file: string, apply: (doc: Record<string, Record<string, unknown>>) => void) => {
     const path = join(home, "config", file);
@@ -54,5 +69,9 @@ function setListenerPorts(
   });
   edit("config.toml", (doc) => {
     doc.rpc.laddr = `tcp://127.0.0.1:${ports.rpc}`;
+    // CometBFT's own listeners, when it runs on the home: its p2p port, and where chaind serves it ABCI.
+    if (ports.p2p !== undefined) (doc.p2p ??= {}).laddr = `tcp://127.0.0.1:${ports.p2p}`;
+    if (ports.abci !== undefined)
+      (doc as Record<string, unknown>).proxy_app = `tcp://127.0.0.1:${ports.abci}`;
   });
 }
