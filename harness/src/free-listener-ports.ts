@@ -70,7 +70,7 @@ function setListenerPorts(
   edit("config.toml", (doc) => {
     doc.rpc.laddr = `tcp://127.0.0.1:${ports.rpc}`;
     // CometBFT's own listeners, when it runs on the home: its p2p port, and where chaind serves it ABCI.
-    if (ports.p2p !== undefined) (doc.p2p ??= {}).laddr = `tcp://127.0.0.1:${ports.p2p}`;
+    if (ports.p2p !== undefined) doc.p2p = { ...doc.p2p, laddr: `tcp://127.0.0.1:${ports.p2p}` };
     if (ports.abci !== undefined)
       (doc as Record<string, unknown>).proxy_app = `tcp://127.0.0.1:${ports.abci}`;
   });
