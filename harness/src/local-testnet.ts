@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { nodeListenAddresses } from "visor/node-listen-addresses";
-import { useFreeListenerPorts } from "./free-listener-ports.js";
+import { useCometbftEngine, useFreeListenerPorts } from "./free-listener-ports.js";
 import { LineCollector } from "./line-collector.js";
 
 const require = createRequire(import.meta.url);
@@ -37,6 +37,11 @@ export interface LocalTestnetOptions {
    * `relaySignals()`: visor and the node then get one stop request, not the terminal's and the caller's.
    */
   ownProcessGroup?: boolean;
+  /**
+   * The real `cometbft` to make the blocks (config.toml's consensus_engine = "cometbft", chaind running it beside
+   * itself through CHAIND_COMETBFT); without it, chaind's embedded engine.
+   */
+  cometbft?: string;
 }
 
 export interface ProposalOptions {
@@ -86,7 +91,8 @@ export class LocalTestnet {
         "--min-deposit",
         "1000stake",
       ]);
-      if (opts.freePorts !== false) await useFreeListenerPorts(home);
+      if (opts.cometbft) await useCometbftEngine(home, opts.blockTime ?? "300ms");
+      else if (opts.freePorts !== false) await useFreeListenerPorts(home);
       await net.run(VISOR_CLI, ["init", opts.genesisBinary]);
     }
     return net;
@@ -102,6 +108,7 @@ export class LocalTestnet {
       // A halting node is already on its way out: let it finish instead of killing it.
       DAEMON_SHUTDOWN_GRACE: "10s",
       COSMOVISOR_COLOR_LOGS: "false",
+      ...(this.opts.cometbft ? { CHAIND_COMETBFT: this.opts.cometbft } : {}),
       ...this.opts.visorEnv,
     };
   }
