@@ -156,7 +156,16 @@ describe("the home's identity", () => {
     });
     const t = makeTestHome({ chainId: "chain-b" });
     try {
+      // A testnet home has both files (chaind reports node_key.json's id); a home made before node_key.json
+      // existed still answers with the validator key's.
       const key = JSON.parse(readFileSync(join(t.home, "config", "priv_validator_key.json"), "utf8"));
+      const identity = readNodeIdentity(t.home);
+      expect(identity).toMatchObject({ chainId: "chain-b" });
+      expect("nodeIds" in identity && identity.nodeIds.map((n) => n.file)).toEqual([
+        "node_key.json",
+        "priv_validator_key.json",
+      ]);
+      rmSync(join(t.home, "config", "node_key.json"));
       expect(readNodeIdentity(t.home)).toEqual({
         chainId: "chain-b",
         nodeIds: [{ id: key.address.toLowerCase(), file: "priv_validator_key.json" }],
