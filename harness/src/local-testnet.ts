@@ -42,6 +42,8 @@ export interface LocalTestnetOptions {
    * itself through CHAIND_COMETBFT); without it, chaind's embedded engine.
    */
   cometbft?: string;
+  /** A stock `cosmovisor` binary to supervise the node instead of visor (same environment and folder layout). */
+  cosmovisor?: string;
 }
 
 export interface ProposalOptions {
@@ -93,7 +95,7 @@ export class LocalTestnet {
       ]);
       if (opts.cometbft) await useCometbftEngine(home, opts.blockTime ?? "300ms");
       else if (opts.freePorts !== false) await useFreeListenerPorts(home);
-      await net.run(VISOR_CLI, ["init", opts.genesisBinary]);
+      await net.run(net.supervisor, ["init", opts.genesisBinary]);
     }
     return net;
   }
@@ -113,8 +115,19 @@ export class LocalTestnet {
     };
   }
 
+  /** visor's CLI, or the stock cosmovisor the options name. */
+  private get supervisor(): string {
+    return this.opts.cosmovisor ?? VISOR_CLI;
+  }
+
+  /** A CLI of ours (a .js file, run by node) or a stock binary. */
+  private command(bin: string, args: string[]): [string, string[]] {
+    return bin.endsWith(".js") ? ["node", [bin, ...args]] : [bin, args];
+  }
+
   private async run(bin: string, args: string[]): Promise<string> {
-    const r = await execa("node", [bin, ...args], { env: this.visorEnv, reject: false });
+    const [file, argv] = this.command(bin, args);
+    const r = await execa(file, argv, { env: this.visorEnv, reject: false });
     if (r.exitCode !== 0)
       throw new Error(`${bin} ${args.join(" ")} failed (${r.exitCode}): ${r.stderr || r.stdout}`);
     return r.stdout;
@@ -123,13 +136,14 @@ export class LocalTestnet {
   /** Starts `visor run start`; resolves once the node's RPC listens (its address is read from the log). */
   async start(extraArgs: string[] = []): Promise<void> {
     if (this.visor) throw new Error("testnet already started");
-    const proc = execa("node", [VISOR_CLI, "run", "start", "--home", this.home, ...extraArgs], {
+    const [file, argv] = this.command(this.supervisor, ["run", "start", "--home", this.home, ...extraArgs]);
+    const proc = execa(file, argv, {
       env: this.visorEnv,
       reject: false,
       // stop() gives visor time to stop its daemon (DAEMON_SHUTDOWN_GRACE) before its own SIGKILL; execa's
       // default would SIGKILL visor after 5 s and orphan the daemon.
       forceKillAfterDelay: false,
-      detached: this.opts.ownProcessGroup ?? false,
+      detached: this.opts.ownProcessGroup ?? this.opts.cosmovisor !== undefined,
       all: true,
       buffer: false,
     });
@@ -319,8 +333,19 @@ export class LocalTestnet {
     const proc = this.visor;
     if (!proc) return;
     this.visor = null;
-    proc.kill("SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    // Stock cosmovisor is stopped as systemd stops its unit, the whole group at once: after an upgrade, v1.5
+    // ends on SIGTERM without passing it to the new daemon (its first launch's handler still holds the signal).
+    const group = this.opts.cosmovisor !== undefined && proc.pid !== undefined;
+    const kill = (sig: NodeJS.Signals) => {
+      if (!group) return proc.kill(sig);
+      try {
+        process.kill(-proc.pid!, sig);
+      } catch {
+        // The group has ended.
+      }
+    };
+    kill("SIGTERM");
+    const timer = setTimeout(() => kill("SIGKILL"), 20_000);
     await proc;
     clearTimeout(timer);
   }

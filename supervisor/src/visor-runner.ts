@@ -287,7 +287,9 @@ export class VisorRunner {
     if ((mode & 0o111) === 0 || (mode & 0o022) !== 0) chmodSync(bin, (mode | 0o755) & ~0o022);
     this.deps.logger.info("starting daemon", { binary: bin, args: this.args.join(" ") });
     this.deps.metrics?.childStarts.inc();
-    const child = spawn(bin, [...this.args], { stdio: "inherit", env: process.env });
+    // VISOR_PID tells a daemon that knows it (chaind) that its upgrade halt may end the process at once.
+    const env = { ...process.env, VISOR_PID: String(process.pid) };
+    const child = spawn(bin, [...this.args], { stdio: "inherit", env });
     this.child = child;
     this.status.update({
       running_binary: bin,

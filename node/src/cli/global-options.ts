@@ -8,7 +8,11 @@ export interface GlobalArgs extends HomeArgs {
   log_format: "plain" | "json";
 }
 
-export const DEFAULT_HOME = join(homedir(), ".chaind");
+/**
+ * `--home` when not given: CHAIND_HOME (the app's variable, as Cosmos binaries read SIMD_HOME), else DAEMON_HOME
+ * (a supervisor's node home: cosmovisor runs `<binary> pre-upgrade` with no --home), else ~/.chaind.
+ */
+export const DEFAULT_HOME = process.env.CHAIND_HOME || process.env.DAEMON_HOME || join(homedir(), ".chaind");
 
 export const globalOptions = {
   home: { type: "string", default: DEFAULT_HOME, describe: "directory for config and data" },

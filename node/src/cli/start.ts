@@ -10,12 +10,14 @@ import { HomeLayout } from "../config/home-layout.js";
 import type { StopReason } from "../consensus/block-producer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { UpgradeHaltError } from "../modules/upgrade/upgrade-halt.js";
 import type { NodeServer } from "../server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
 import { spawnRpcThread } from "../server/rpc/json-rpc-server.js";
 import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
+import { waitsForSupervisorAfterHalt } from "./supervisor-halt-wait.js";
 
 /** Cosmos's int-slice flag: `--unsafe-skip-upgrades 10,20`, repeated, or (yargs' array) `10 20`. */
 function skipHeights(raw: (string | number)[] | undefined): number[] {
@@ -188,9 +190,12 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       }
       const running: RunningNode = node;
       let signalled = false;
+      // Set while the node, closed after an upgrade halt, waits for its supervisor's signal.
+      let haltWaitEnds: (() => void) | undefined;
       const onSignal = (sig: NodeJS.Signals) => {
         if (signalled) return;
         signalled = true;
+        if (haltWaitEnds) return haltWaitEnds();
         logger.info("caught signal, stopping after the current block", { signal: sig });
         running.requestStop();
       };
@@ -204,6 +209,22 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       }
       await closeNodeServers(servers);
       await running.close();
+      if (
+        reason.kind === "error" &&
+        reason.error instanceof UpgradeHaltError &&
+        reason.error.code === "UPGRADE_NEEDED" &&
+        !signalled &&
+        waitsForSupervisorAfterHalt()
+      ) {
+        // The database and ports are free by now, so the supervisor's `status` reads the halt height from the home.
+        logger.info("upgrade halt: waiting for the supervisor to stop this process");
+        // Signal handlers alone do not keep Node's event loop alive.
+        const keepAlive = setInterval(() => {}, 2 ** 30);
+        await new Promise<void>((resolve) => {
+          haltWaitEnds = resolve;
+        });
+        clearInterval(keepAlive);
+      }
       if (reason.kind === "error" && reason.error instanceof ModuleHaltError)
         throw new CliError(reason.error.message, reason.error.exitCode);
       if (reason.kind === "error") throw new CliError(`node stopped on an error: ${reason.error.message}`);

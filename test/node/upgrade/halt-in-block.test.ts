@@ -184,9 +184,21 @@ describe("a node halted in block H, as CometBFT leaves one", () => {
       await live.close();
     }
 
-    // The old binary restarted runs block H again, halts in it, writes the plan again, and makes no block.
+    // The old binary restarted runs block H again, halts in it, writes the plan again, and makes no block. Under
+    // a cosmovisor-style supervisor (DAEMON_HOME set, no VISOR_PID) it stays up after the halt, as an SDK node
+    // does, until the supervisor's poller has seen the plan and stops it; the home answers `status` meanwhile.
     rmSync(infoPath);
-    const again = new NodeProcess(h.home, [], undefined, testchainBin("v1"));
+    const again = new NodeProcess(
+      h.home,
+      [],
+      { DAEMON_HOME: h.home, DAEMON_NAME: "chaind" },
+      testchainBin("v1"),
+    );
+    await again.waitFor(/upgrade halt: waiting for the supervisor to stop this process/);
+    expect(again.proc.exitCode).toBeNull();
+    expect(await cosmovisorHeightCheck(testchainBin("v1"), h.home)).toEqual({ height: plan, upgrade: true });
+    expect(again.proc.exitCode).toBeNull();
+    again.proc.kill("SIGINT");
     expect((await again.proc).exitCode, again.lines.join("\n")).toBe(3);
     expect(again.lines.join("\n")).toMatch(new RegExp(`executing saved block .*height=${plan}`));
     expect(again.committed().size).toBe(0);
