@@ -1,44 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { decodeBlockStoreState, heightValue } from "@chaind/core/comet-block-store-state";
 import { readSnapshotKey } from "./leveldb-snapshot.js";
 import { VisorError } from "./visor-error.js";
-
-/** A non-negative safe integer from a JSON number or string; null otherwise. */
-function heightValue(v: unknown): number | null {
-  const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
-  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
-}
-
-/**
- * CometBFT's `blockStore` record: JSON `{"base":"1","height":"N"}` in Tendermint (amino JSON quotes int64),
- * protobuf `BlockStoreState{int64 base = 1; int64 height = 2}` since.
- */
-export function decodeBlockStoreState(raw: Uint8Array): number | null {
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  if (bytes.toString("latin1").trimStart().startsWith("{")) {
-    try {
-      const doc = JSON.parse(bytes.toString("utf8")) as { height?: unknown; Height?: unknown };
-      return heightValue(doc.height ?? doc.Height);
-    } catch {
-      return null;
-    }
-  }
-  const r = new BinaryReader(raw);
-  let height: number | null = 0;
-  try {
-    while (r.pos < r.len) {
-      const [field, wire] = r.tag();
-      if (field === 2 && wire === WireType.Varint) {
-        const v = BigInt(r.int64());
-        height = v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : null;
-      } else r.skip(wire, field);
-    }
-  } catch {
-    return null;
-  }
-  return height;
-}
 
 /** chaind's commit record: key 0x00 "commit", JSON `{"height", "appHash", "earliest"}`. */
 function decodeChaindCommit(raw: Uint8Array): number | null {

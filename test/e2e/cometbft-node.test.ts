@@ -9,7 +9,9 @@ import { DirectSecp256k1HdWallet } from "@cosmjs/proto-signing";
 import { GasPrice, SigningStargateClient, StargateClient } from "@cosmjs/stargate";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { abciFrame } from "../../node/src/abci/abci-frames.js";
 import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
+import { abciClient } from "../node/helpers/abci-client.js";
 import { chaind, NodeProcess, stopNode, type TestnetKey } from "../node/helpers/chaind-process.js";
 
 const cometbft = referenceBinary("cometbft");
@@ -131,5 +133,64 @@ describe.skipIf("missing" in cometbft)("one validator under CometBFT", () => {
     const search = (await searched.json()) as { tx_responses: { txhash: string }[] };
     expect(search.tx_responses.map((t) => t.txhash)).toContain(sent.transactionHash);
     reader.disconnect();
+  });
+
+  it("bad frames a stranger sends to proxy_app each get an exception and a closed connection; the chain goes on", async () => {
+    const { proxy_app } = parse(readFileSync(join(home, "config", "config.toml"), "utf8")) as {
+      proxy_app: string;
+    };
+    const committed = () =>
+      Math.max(
+        0,
+        ...node.lines.flatMap((l) => {
+          const m = l.match(/committed state\s+module=state height=(\d+)/);
+          return m ? [Number(m[1])] : [];
+        }),
+      );
+    const before = committed();
+    const overLimit = 200 * 1024 * 1024;
+    const varint = (n: number) => {
+      const out: number[] = [];
+      for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);
+      return Buffer.from([...out, n]);
+    };
+    const cases: [Buffer, RegExp][] = [
+      [abciFrame(Uint8Array.of(0x0a, 0xff, 0xff)), /^cannot decode ABCI request/],
+      [abciFrame(new Uint8Array()), /^unknown ABCI request$/],
+      [varint(overLimit), new RegExp(`^an ABCI message of ${overLimit} bytes is over the \\d+ allowed$`)],
+    ];
+    for (const [bytes, error] of cases) {
+      const c = await abciClient(proxy_app);
+      c.socket.write(bytes);
+      await c.until(() => c.closed());
+      expect(c.closed()).toBe(true);
+      expect(c.responses.map((r) => r.value.case)).toEqual(["exception"]);
+      expect((c.responses[0].value.value as { error: string }).error).toMatch(error);
+    }
+    // CometBFT's own four connections were never touched: blocks keep committing, queries keep answering.
+    await node.waitFor(new RegExp(`committed state\\s+module=state height=${before + 2}\\b`), 30_000);
+    expect(committed()).toBeGreaterThanOrEqual(before + 2);
+    const info = await new NodeRpcClient(rpc).call<{ response: { data: string } }>("abci_info");
+    expect(info.response.data).toBe("chaind");
+  });
+
+  it("stopped, `chaind status --home` answers from CometBFT's block store, as the running node's RPC did", async () => {
+    const first = await new NodeRpcClient(rpc).call<{ block_id: { hash: string } }>("block", { height: "1" });
+    await stopNode(node);
+    const committed = node.lines.flatMap((l) => {
+      const m = l.match(/committed state\s+module=state height=(\d+)/);
+      return m ? [Number(m[1])] : [];
+    });
+    const last = Math.max(...committed);
+    const r = await chaind(["status", "--home", home]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const status = JSON.parse(r.stdout) as {
+      sync_info: { latest_block_height: string; latest_app_hash: string; earliest_block_hash: string };
+    };
+    // CometBFT saves a block before the app runs it, so a block it stopped in may count: last or last + 1.
+    expect(Number(status.sync_info.latest_block_height) - last).toBeGreaterThanOrEqual(0);
+    expect(Number(status.sync_info.latest_block_height) - last).toBeLessThanOrEqual(1);
+    expect(status.sync_info.earliest_block_hash).toBe(first.block_id.hash);
+    expect(status.sync_info.latest_app_hash).toMatch(/^[0-9A-F]{64}$/);
   });
 });

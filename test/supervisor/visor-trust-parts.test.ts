@@ -27,7 +27,8 @@ import { sourceDiffers, sourceOf, writeSource } from "../../supervisor/src/artif
 import { BatchFeed } from "../../supervisor/src/batch-feed.js";
 import { addUpgradeCommand } from "../../supervisor/src/cli/visor-commands.js";
 import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
-import { decodeBlockStoreState, readHomeHeight } from "../../supervisor/src/home-height.js";
+import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
+import { readHomeHeight } from "../../supervisor/src/home-height.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
 import { homeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
 import { ensureUpgradeBinary } from "../../supervisor/src/upgrade-binary.js";

@@ -7,6 +7,7 @@ import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { BlockStore } from "../consensus/block-store.js";
+import { CometBlockStoreReader } from "../consensus/comet-block-store-reader.js";
 import { nodeIdOf } from "../consensus/node-id.js";
 import { cometStatus } from "../server/rpc/status-methods.js";
 import { PRUNING_NOTHING } from "../store/pruning.js";
@@ -22,7 +23,8 @@ export type HomeStatus =
 
 /**
  * The CometBFT status of a stopped node, from its home: the block store's height (a block the node halted in
- * counts, as in CometBFT), its config, genesis and validator key, exactly as the running node's RPC would say.
+ * counts, as in CometBFT; CometBFT's own store in a home it drives), its config, genesis and validator key, as
+ * the running node's RPC would say.
  * Opening LevelDB takes its lock for the moment of the read; a running node holds it, and that is reported.
  */
 export async function readHomeStatus(home: string): Promise<HomeStatus> {
@@ -39,8 +41,19 @@ export async function readHomeStatus(home: string): Promise<HomeStatus> {
     if (e instanceof StoreLockedError) return { kind: "locked" };
     throw e;
   }
+  let comet: CometBlockStoreReader | undefined;
   try {
-    const blocks = await BlockStore.open(store);
+    // CometBFT keeps a home's blocks when it drives the node; chaind's own block store is the embedded engine's.
+    if (node.consensusEngine === "cometbft") {
+      try {
+        comet = await CometBlockStoreReader.open(layout.dataDir);
+      } catch (e) {
+        if (e instanceof StoreLockedError) return { kind: "locked" };
+        throw e;
+      }
+      if (!comet) return { kind: "no-database" };
+    }
+    const blocks = comet ?? (await BlockStore.open(store));
     const appVersion = await storedAppVersion(store);
     const status = await cometStatus({
       blocks,
@@ -54,6 +67,7 @@ export async function readHomeStatus(home: string): Promise<HomeStatus> {
     });
     return { kind: "read", status };
   } finally {
+    await comet?.close();
     await store.close();
   }
 }

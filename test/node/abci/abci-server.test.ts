@@ -1,18 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { silentLogger } from "@chaind/core/logger";
-import {
-  type Request,
-  RequestSchema,
-  type Response,
-  ResponseSchema,
-} from "@chaind/proto/tendermint/abci/types_pb";
+import type { Request } from "@chaind/proto/tendermint/abci/types_pb";
 import { afterEach, describe, expect, it } from "vitest";
-import { AbciFrameReader, abciFrame } from "../../../node/src/abci/abci-frames.js";
+import { abciFrame } from "../../../node/src/abci/abci-frames.js";
 import { type AbciAnswer, AbciServer } from "../../../node/src/abci/abci-server.js";
+import { abciClient as client } from "../helpers/abci-client.js";
 
 /** A stand-in for the App (this test is about the socket protocol): answers Info with the order it was asked. */
 class CountingHandler {
@@ -26,30 +20,6 @@ class CountingHandler {
       value: { lastBlockHeight: BigInt(++this.asked), data: request.value.value.version },
     };
   }
-}
-
-/** A client socket that sends raw bytes and collects every Response frame and the close. */
-async function client(address: string) {
-  const target = address.startsWith("unix://")
-    ? { path: address.slice("unix://".length) }
-    : { host: "127.0.0.1", port: Number(address.split(":").at(-1)) };
-  const socket: Socket = connect(target);
-  await new Promise<void>((r) => socket.once("connect", () => r()));
-  const reader = new AbciFrameReader(1 << 20);
-  const responses: Response[] = [];
-  let closed = false;
-  socket.on("data", (b) => {
-    for (const f of reader.push(b)) responses.push(fromBinary(ResponseSchema, f));
-  });
-  socket.on("close", () => {
-    closed = true;
-  });
-  const request = (value: Request["value"]) =>
-    abciFrame(toBinary(RequestSchema, create(RequestSchema, { value } as never)));
-  const until = async (done: () => boolean) => {
-    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  };
-  return { socket, responses, request, until, closed: () => closed };
 }
 
 describe("the ABCI socket server", () => {

@@ -9,7 +9,8 @@ import { heightParam, paging } from "./rpc-params.js";
 
 /** What CometBFT's `status` is made of; the RPC method and an offline `chaind status` both fill it in. */
 export interface StatusSource {
-  blocks: BlockStore;
+  /** chaind's block store, or CometBFT's (comet-block-store-reader.ts) in a stopped home CometBFT drives. */
+  blocks: Pick<BlockStore, "height" | "base" | "meta">;
   appVersion: number;
   chainId: string;
   moniker: string;
