@@ -14,6 +14,7 @@ import type { AbciEvent } from "../app/events.js";
 import { ModuleHaltError } from "../app/module-halt-error.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { GenesisHeader } from "../chain/genesis-record.js";
+import { proposalTxs } from "../consensus/proposal-txs.js";
 import type { StateStore } from "../store/state-store.js";
 import { abciQuery } from "./abci-query.js";
 import type { AbciAnswer, AbciHandler } from "./abci-server.js";
@@ -77,7 +78,19 @@ export class AbciApp implements AbciHandler {
       case "checkTx":
         return { case: "checkTx", value: await this.checkTx(r.value) };
       case "prepareProposal":
-        return { case: "prepareProposal", value: { txs: proposalTxs(r.value) } };
+        return {
+          case: "prepareProposal",
+          value: {
+            txs: proposalTxs(
+              r.value.txs,
+              {
+                maxBytes: Number(r.value.maxTxBytes),
+                maxGas: BigInt(this.deps.genesis.consensus.params.block.max_gas),
+              },
+              (tx) => this.deps.app.gasWanted(tx),
+            ),
+          },
+        };
       case "processProposal":
         return { case: "processProposal", value: { status: ResponseProcessProposal_ProposalStatus.ACCEPT } };
       case "extendVote":
@@ -178,17 +191,4 @@ export class AbciApp implements AbciHandler {
     this.deps.onCommit(height);
     return { retainHeight: BigInt(minRetainBlocks > 0 ? Math.max(0, height - minRetainBlocks) : 0) };
   }
-}
-
-/** The mempool's txs in its order, as many as fit the proposal's bytes (the SDK's default proposal). */
-function proposalTxs(req: Req<"prepareProposal">): Uint8Array[] {
-  const max = Number(req.maxTxBytes);
-  const out: Uint8Array[] = [];
-  let bytes = 0;
-  for (const tx of req.txs) {
-    if (max > 0 && bytes + tx.length > max) break;
-    out.push(tx);
-    bytes += tx.length;
-  }
-  return out;
 }

@@ -285,6 +285,19 @@ export class App {
     await precheck(tx, this.opts.chainId);
   }
 
+  /** A tx's gas limit (its fee's), for choosing a block's txs; undefined when the bytes are no tx. */
+  gasWanted(txBytes: Uint8Array): bigint | undefined {
+    let tx = this.checkedTxs.get(txBytes);
+    if (!tx) {
+      try {
+        tx = decodeTx(txBytes, this.types);
+      } catch {
+        return undefined;
+      }
+    }
+    return tx.authInfo.fee?.gasLimit ?? 0n;
+  }
+
   checkTx(txBytes: Uint8Array): Promise<TxResult> {
     return this.lock.run(async () => {
       const block: BlockHeaderInfo = {

@@ -87,6 +87,7 @@ export class ChainNode implements NodeCore {
           createEmptyBlocks: nodeConfig.consensus.createEmptyBlocks,
           maxBlockTxs: nodeConfig.consensus.maxBlockTxs,
           maxBlockBytes: Number(genesis.consensus.params.block.max_bytes),
+          maxBlockGas: BigInt(genesis.consensus.params.block.max_gas),
           blockProtocol: COMET_PROTOCOL.block,
           appProtocol: () => app.appVersion,
           votingPower: (): bigint => node.votingPower(),

@@ -106,6 +106,7 @@ export async function openNodeApp(opts: NodeAppOptions, deps: { logger: Logger }
       chainId: genesis.chain_id,
       bech32Prefix: genesis.bech32_prefix ?? DEFAULT_BECH32_PREFIX,
       minGasPrices: appConfig.minimumGasPrices,
+      maxBlockGas: BigInt(genesis.consensus.params.block.max_gas),
       parallelVerifier: signatureThread,
       upgrade: {
         dataDir: layout.dataDir,

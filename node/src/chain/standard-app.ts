@@ -33,6 +33,8 @@ export interface StandardAppOptions {
   chainId: string;
   bech32Prefix: string;
   minGasPrices: string;
+  /** Genesis `block.max_gas` (a running node only). */
+  maxBlockGas?: bigint;
   /** Where a halting binary writes upgrade-info.json, and which plan heights to skip (a running node only). */
   upgrade?: { dataDir: string; skipHeights: readonly number[]; onProtocolVersion?: (v: bigint) => void };
   /** Where CheckTx's signatures may be verified ahead of its turn (a running node only). */
@@ -116,7 +118,13 @@ export function assembleStandardApp(
   return {
     opts: { name: opts.name, version: opts.version, chainId: opts.chainId },
     modules,
-    anteHandler: createAnteHandler(accounts, bank, { minGasPrices: opts.minGasPrices }, amino, signatures),
+    anteHandler: createAnteHandler(
+      accounts,
+      bank,
+      { minGasPrices: opts.minGasPrices, maxBlockGas: opts.maxBlockGas },
+      amino,
+      signatures,
+    ),
     txPrecheck: (tx, chainId) => signatures.precheck(tx, chainId),
     types,
     keepers,

@@ -36,6 +36,8 @@ export interface BlockProducerOptions {
   createEmptyBlocks: boolean;
   maxBlockTxs: number;
   maxBlockBytes: number;
+  /** Genesis `block.max_gas`: the most the gas limits of a block's txs may add up to (-1: none). */
+  maxBlockGas: bigint;
   /** CometBFT's block protocol version, reported in headers. */
   blockProtocol: number;
   appProtocol: () => number;
@@ -267,7 +269,11 @@ export class BlockProducer {
       ? Number(prev.header.time.seconds) * 1000 + Math.floor(prev.header.time.nanos / 1e6)
       : 0;
     const time = new Date(Math.max(Date.now(), prevTime + 1));
-    const txs = mempool.reap(this.opts.maxBlockTxs, this.opts.maxBlockBytes);
+    const txs = mempool.reap({
+      maxTxs: this.opts.maxBlockTxs,
+      maxBytes: this.opts.maxBlockBytes,
+      maxGas: this.opts.maxBlockGas,
+    });
     const prevAppHash = app.info().lastBlockAppHash;
 
     const lastBlockId =

@@ -6,6 +6,7 @@ import { txHash } from "../app/tx-hash.js";
 import { errorResult, type TxResult } from "../app/tx-result.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { type ProposalLimits, proposalTxs } from "./proposal-txs.js";
 
 export interface MempoolOptions {
   size: number;
@@ -78,16 +79,13 @@ export class Mempool {
     });
   }
 
-  /** The oldest txs that fit a block. */
-  reap(maxTxs: number, maxBytes: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    let bytes = 0;
-    for (const e of this.entries) {
-      if (out.length >= maxTxs || (maxBytes > 0 && bytes + e.bytes.length > maxBytes)) break;
-      out.push(e.bytes);
-      bytes += e.bytes.length;
-    }
-    return out;
+  /** The oldest txs that fit a block (proposal-txs.ts). */
+  reap(limits: ProposalLimits): Uint8Array[] {
+    return proposalTxs(
+      this.entries.map((e) => e.bytes),
+      limits,
+      (tx) => this.deps.app.gasWanted(tx),
+    );
   }
 
   /**

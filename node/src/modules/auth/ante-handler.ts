@@ -25,6 +25,8 @@ const MAX_GAS_WANTED = 2n ** 63n - 1n;
 export interface AnteOptions {
   /** Only CheckTx enforces the node's own minimum gas prices. */
   minGasPrices: string;
+  /** Genesis `block.max_gas`: no tx may ask for more gas than a block holds (0 or less: no limit). */
+  maxBlockGas?: bigint;
 }
 
 /** The checks every tx passes before its messages run; its effects (fee, sequence) stick. */
@@ -55,6 +57,11 @@ export function createAnteHandler(
     if (tx.msgs.length === 0) throw err(SdkErrors.InvalidRequest, "must contain at least one message");
     if (gasLimit > MAX_GAS_WANTED)
       throw err(SdkErrors.InvalidRequest, `invalid gas supplied; ${gasLimit} > ${MAX_GAS_WANTED}`);
+    // It could never be proposed, and would wait in the mempool for ever. A simulation ignores the tx's gas
+    // limit (it runs under its own, simulation-limits.ts), so this one too.
+    const maxBlockGas = opts.maxBlockGas ?? 0n;
+    if (!simulate && maxBlockGas > 0n && gasLimit > maxBlockGas)
+      throw err(SdkErrors.InvalidGasLimit, `tx gas limit ${gasLimit} exceeds block max gas ${maxBlockGas}`);
     let feeCoins: Coins;
     try {
       feeCoins = Coins.from(fee?.amount ?? []);
