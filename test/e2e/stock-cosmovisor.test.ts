@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalTestnet } from "@chaind/harness/local-testnet";
@@ -48,10 +48,16 @@ describe.skipIf("missing" in cosmovisor || "missing" in cometbft)("chaind under 
         ...(engine === "cometbft" ? { cometbft: (cometbft as { path: string }).path } : {}),
         visorEnv: { UNSAFE_SKIP_BACKUP: "true" },
       });
-      // `cosmovisor init` copies the binary alone, without the Swagger UI assets a release keeps beside it.
-      const appToml = join(net.home, "config", "app.toml");
-      writeFileSync(appToml, readFileSync(appToml, "utf8").replace(/^swagger = true$/m, "swagger = false"));
       await net.start();
+      // `cosmovisor init` copies the binary alone, without the Swagger UI files a release keeps beside it: the
+      // node starts all the same, and serves the OpenAPI document.
+      await net.waitForLine(
+        /Swagger UI files not found: \/swagger serves the OpenAPI document only/,
+        5_000,
+        true,
+      );
+      expect((await fetch(`${net.restUrl}/swagger/openapi.json`)).status).toBe(200);
+      expect((await fetch(`${net.restUrl}/swagger/`)).status).toBe(503);
       await net.waitForHeight(2);
       const height = (await net.height()) + 50;
       net.mark();

@@ -49,10 +49,11 @@ export const startRestServer: NodeServerFactory = async (node, deps) => {
       metrics: metricsOf(node),
       mounts: [
         api.swagger
-          ? await swaggerMount(routes, {
-              title: `${node.app.opts.name} REST API`,
-              version: node.app.opts.version,
-            })
+          ? await swaggerMount(
+              routes,
+              { title: `${node.app.opts.name} REST API`, version: node.app.opts.version },
+              logger,
+            )
           : swaggerOffMount,
       ],
     },

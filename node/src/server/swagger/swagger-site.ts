@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import type { Logger } from "@chaind/core/logger";
 import type { HttpMount } from "../rest/rest-gateway.js";
 import type { RestRoute } from "../rest/rest-routes.js";
 import { openApiDocument } from "./openapi-document.js";
@@ -57,15 +58,27 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-/** Serves Swagger UI on /swagger and the OpenAPI document on /swagger/openapi.json (api.swagger on). */
+/**
+ * Serves Swagger UI on /swagger and the OpenAPI document on /swagger/openapi.json (api.swagger on). Without UI
+ * files beside the binary the node still starts: the document is served, and /swagger says what is missing.
+ */
 export async function swaggerMount(
   routes: readonly RestRoute[],
   info: { title: string; version: string },
+  logger: Logger,
 ): Promise<HttpMount> {
-  const dir = swaggerUiAssetsDir();
+  const assets = swaggerUiAssetsDir();
   const doc = JSON.stringify(openApiDocument(routes, info));
   const files = new Map<string, Buffer>();
-  for (const name of Object.keys(ASSETS)) files.set(name, await readFile(join(dir, name)));
+  let page = PAGE;
+  if ("dir" in assets)
+    for (const name of Object.keys(ASSETS)) files.set(name, await readFile(join(assets.dir, name)));
+  else {
+    logger.warn("Swagger UI files not found: /swagger serves the OpenAPI document only", {
+      reason: assets.missing,
+    });
+    page = `<!DOCTYPE html><title>Swagger UI</title><p>Swagger UI's files are not installed beside this binary (${assets.missing.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}). The OpenAPI document is at <a href="/swagger/openapi.json">/swagger/openapi.json</a>.</p>\n`;
+  }
   return (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     if (!isSwaggerPath(pathname)) return false;
     req.resume();
@@ -79,7 +92,8 @@ export async function swaggerMount(
       return true;
     }
     const name = pathname.replace(/^\/swagger\/?/, "");
-    if (name === "" || name === "index.html") send(res, 200, "text/html; charset=utf-8", PAGE);
+    if (name === "" || name === "index.html")
+      send(res, "dir" in assets ? 200 : 503, "text/html; charset=utf-8", page);
     else if (name === "openapi.json") send(res, 200, "application/json", doc);
     else if (name === "initializer.js") send(res, 200, "application/javascript; charset=utf-8", INITIALIZER);
     else {
