@@ -62,7 +62,7 @@ export function makeSendsHome(
   dir: string,
   senders: BenchAccount[],
   total: number,
-  opts: { timeoutCommitMs?: number } = {},
+  opts: { timeoutCommitMs?: number; genesisValidator?: boolean } = {},
 ): void {
   makeBenchHome({
     home: dir,
