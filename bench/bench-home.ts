@@ -1,10 +1,11 @@
 import { Coins } from "chaind/app/coins";
 import { standardAppDefinition } from "chaind/chain/app-definition";
 import { addGenesisAccounts } from "chaind/chain/genesis-accounts";
+import { addGenesisValidator } from "chaind/chain/genesis-validators";
 import { initHome, TESTNET_MIN_GAS_PRICE } from "chaind/chain/init-home";
 import { writeGenesis } from "chaind/config/genesis";
 import type { PruningStrategy } from "chaind/store/pruning";
-import { fillerAddress } from "./bench-accounts.js";
+import { benchAccount, fillerAddress } from "./bench-accounts.js";
 
 export const BENCH_CHAIN_ID = "bench-chain";
 export const BENCH_DEFINITION = standardAppDefinition("chaind", "0.0.0-bench");
@@ -20,14 +21,22 @@ export interface BenchHomeOptions {
   maxBlockTxs?: number;
   mempoolSize?: number;
   pruning?: PruningStrategy;
+  /**
+   * The home's validator key bonded at genesis, as `chaind testnet` bonds it: CometBFT refuses a chain whose
+   * InitChain names no validator; the embedded engine signs with the key either way.
+   */
+  genesisValidator?: boolean;
 }
+
+/** The genesis validator's self-delegation: power 100000, as `chaind testnet`'s validator. */
+const VALIDATOR_STAKE = 100_000_000_000n;
 
 /**
  * A node home with REST, gRPC and RPC on loopback ports the OS picks (the node logs them), funded accounts at
  * genesis, and the block time the benchmark wants.
  */
 export function makeBenchHome(opts: BenchHomeOptions): void {
-  const { layout, genesis } = initHome(
+  const { layout, genesis, validatorPubKey } = initHome(
     {
       home: opts.home,
       moniker: "bench",
@@ -54,7 +63,8 @@ export function makeBenchHome(opts: BenchHomeOptions): void {
     },
     BENCH_DEFINITION,
   );
-  const addresses = [...(opts.funded ?? [])];
+  const operator = benchAccount("bench-validator").address;
+  const addresses = [...(opts.funded ?? []), ...(opts.genesisValidator ? [operator] : [])];
   for (let i = 0; i < (opts.fillerAccounts ?? 0); i++) addresses.push(fillerAddress(i));
   const coins = Coins.parse("1000000000000stake");
   addGenesisAccounts(
@@ -62,5 +72,12 @@ export function makeBenchHome(opts: BenchHomeOptions): void {
     addresses.map((address) => ({ address, coins })),
     false,
   );
+  if (opts.genesisValidator)
+    addGenesisValidator(genesis, {
+      operator,
+      consensusPubKey: validatorPubKey,
+      moniker: "bench",
+      amount: VALIDATOR_STAKE,
+    });
   writeGenesis(layout.genesisJson, genesis);
 }

@@ -24,6 +24,11 @@ export interface BenchSection {
   notes: string[];
 }
 
+/** A benchmark this machine cannot run (a binary it needs is missing): one line saying why, and no figures. */
+export interface BenchSkipped {
+  skipped: string;
+}
+
 /** A figure from its samples (rounded to 2 decimals), with its ratio to `ceiling` when one is given. */
 export function figure(name: string, unit: string, samples: number[], ceiling?: Figure): Figure {
   const f: Figure = { name, unit, median: round2(median(samples)), samples: samples.map(round2) };

@@ -5,8 +5,9 @@ import { loadavg } from "node:os";
 import { backup } from "./backup.js";
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { stopAllBenchProcesses } from "./bench-process.js";
-import type { BenchSection } from "./bench-result.js";
+import type { BenchSection, BenchSkipped } from "./bench-result.js";
 import { writeBenchmarksDoc } from "./benchmarks-doc.js";
+import { cometbftThroughput } from "./cometbft-throughput.js";
 import { detectionLatency } from "./detection-latency.js";
 import { downloadVerify } from "./download-verify.js";
 import { grpcThroughput } from "./grpc-throughput.js";
@@ -21,7 +22,7 @@ import { startup } from "./startup.js";
 import { txThroughput } from "./tx-throughput.js";
 import { upgradeDowntime } from "./upgrade-downtime.js";
 
-type Benchmark = (opts: BenchOptions) => Promise<BenchSection>;
+type Benchmark = (opts: BenchOptions) => Promise<BenchSection | BenchSkipped>;
 
 /** Priority order (issue 8): what runs first when time is short. */
 const BENCHMARKS: [id: string, run: Benchmark][] = [
@@ -35,9 +36,10 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["history", historyReads],
   ["memory", nodeMemory],
   ["startup", startup],
+  ["cometbft", cometbftThroughput],
 ];
 
-/** The order sections appear in the results and the doc (the issue's numbering). */
+/** The order sections appear in the results and the doc (issue 8's numbering, then later issues'). */
 export const SECTION_ORDER = [
   "rest",
   "grpc",
@@ -49,6 +51,7 @@ export const SECTION_ORDER = [
   "backup",
   "memory",
   "startup",
+  "cometbft",
 ];
 
 async function main(): Promise<void> {
@@ -80,6 +83,10 @@ async function main(): Promise<void> {
     console.log(`bench: ${id} ...`);
     try {
       const section = await bench(opts);
+      if ("skipped" in section) {
+        console.log(`bench: ${id} skipped: ${section.skipped}`);
+        continue;
+      }
       // The machine's 1-minute load when the section ended: other work on the same cores shows up here.
       const load = Math.round(loadavg()[0] * 10) / 10;
       section.params = { mode: opts.quick ? "quick" : "full", ...section.params, load1m: load };
