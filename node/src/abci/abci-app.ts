@@ -14,6 +14,7 @@ import type { AbciEvent } from "../app/events.js";
 import { ModuleHaltError } from "../app/module-halt-error.js";
 import type { TxResult } from "../app/tx-result.js";
 import type { GenesisHeader } from "../chain/genesis-record.js";
+import { crashPoint } from "../consensus/crash-point.js";
 import { proposalTxs } from "../consensus/proposal-txs.js";
 import type { StateStore } from "../store/state-store.js";
 import { abciQuery } from "./abci-query.js";
@@ -170,6 +171,7 @@ export class AbciApp implements AbciHandler {
         txs: req.txs,
         proposerAddress: req.proposerAddress,
       });
+      crashPoint("block-executed", Number(req.height));
       return {
         events: eventsOf(result.events),
         txResults: result.txResults.map(txResultOf),

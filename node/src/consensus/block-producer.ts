@@ -233,7 +233,7 @@ export class BlockProducer {
     const time = new Date(Number(header.time!.seconds) * 1000 + Math.floor(header.time!.nanos / 1e6));
     // The app runs the block while its save is synced: what it does stays in memory until the commit below, and
     // every way out of here (commit, halt, error) waits for the save first, so the block is stored by then.
-    const saved = (saving ?? Promise.resolve()).then(() => crashPoint("block-saved"));
+    const saved = (saving ?? Promise.resolve()).then(() => crashPoint("block-saved", height));
     saved.catch(() => {}); // awaited below; a failure must not count as unhandled while the block runs
     let result: FinalizeBlockResult;
     try {
@@ -241,7 +241,7 @@ export class BlockProducer {
     } finally {
       await saved;
     }
-    crashPoint("block-executed");
+    crashPoint("block-executed", height);
     const ops = blocks.ops({ height, txResults: result.txResults, events: result.events }, txs.map(txHash));
     const { appHash } = await mempool.update(txs, () => app.commit(ops));
     this.lastResults = { height, hash: resultsHash(result.txResults) };
