@@ -109,6 +109,41 @@ describe.skipIf("missing" in cometbft)("a CometBFT node killed in the middle of 
     expect(await bobBalance()).toBe(balance + 1n);
   }, 240_000);
 
+  it("chaind rollback takes the App and CometBFT back one block; the next start runs that block again", async () => {
+    node = start();
+    await node.waitFor(/committed state\s+module=state height=\d+/, 60_000);
+    await send();
+    const balance = await bobBalance();
+    await stopNode(node);
+    const last = Math.max(...committed(node));
+    const stopped = JSON.parse((await chaind(["status", "--home", home])).stdout) as {
+      sync_info: { latest_block_height: string };
+    };
+    const stored = Number(stopped.sync_info.latest_block_height);
+    // Stopped between blocks, the App has run every block CometBFT stored.
+    expect(stored).toBe(last);
+    const header = await (async () => {
+      const r = await chaind(["rollback", "--home", home, "--cometbft", bin]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    })();
+    expect(header).toMatch(new RegExp(`^Rolled back state to height ${last - 1} and hash [0-9A-F]{64}$`));
+
+    node = start();
+    await node.waitFor(
+      new RegExp(`ABCI Replay Blocks\\s+module=consensus appHeight=${last - 1} storeHeight=${last}\\b`),
+      60_000,
+    );
+    await node.waitFor(new RegExp(`committed state\\s+module=state height=${last + 2}\\b`), 60_000);
+    expect(node.lines.join("\n")).not.toMatch(/CONSENSUS FAILURE|wrong Block\.Header\.AppHash/);
+    expect(await bobBalance()).toBe(balance);
+
+    // Refused while the node runs, naming why; nothing moves.
+    const busy = await chaind(["rollback", "--home", home, "--cometbft", bin]);
+    expect(busy.exitCode).not.toBe(0);
+    expect(busy.stderr).toMatch(/cannot roll back while the node runs/);
+  }, 240_000);
+
   it("cometbft killed while blocks are made: chaind stops with it, and both start again where they were", async () => {
     node = start();
     await node.waitFor(/committed state\s+module=state height=\d+/, 60_000);

@@ -6,6 +6,8 @@ export class ModuleHaltError extends Error {
   constructor(
     message: string,
     readonly exitCode: number,
+    /** A halt a supervisor resolves by installing another binary (upgrade-info.json written for it). */
+    readonly forSupervisor = false,
   ) {
     super(message);
     this.name = "ModuleHaltError";

@@ -72,7 +72,7 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     command: "rollback",
     describe:
       "Roll back the app state by one height; the next start executes the last block again (--hard: removes it)",
-    load: async () => (await import("./rollback.js")).rollbackCommand as Loaded,
+    load: async (p) => (await import("./rollback.js")).rollbackCommand(p.name) as Loaded,
   },
   {
     command: "snapshots <command>",

@@ -10,10 +10,10 @@ import { HomeLayout } from "../config/home-layout.js";
 import type { StopReason } from "../consensus/block-producer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
-import { UpgradeHaltError } from "../modules/upgrade/upgrade-halt.js";
 import type { NodeServer } from "../server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../server/node-servers.js";
 import { spawnRpcThread } from "../server/rpc/json-rpc-server.js";
+import { cometbftBinary } from "./cometbft-binary.js";
 import { flagEnvName, flagOrEnv } from "./flag-env.js";
 import type { GlobalArgs } from "./global-options.js";
 import { loggerFromArgs } from "./logger-from-args.js";
@@ -77,14 +77,6 @@ interface StartArgs extends GlobalArgs {
   transport?: string;
   address?: string;
   cometbft?: string;
-}
-
-/**
- * The `cometbft` to run beside chaind: `--cometbft`, else CHAIND_COMETBFT (named after the app, as other start
- * flags' variables), else `cometbft` on the PATH.
- */
-function cometbftBinary(given: string | undefined, app: string): string {
-  return flagOrEnv(given, app, "cometbft") ?? "cometbft";
 }
 
 /** A node of either engine, as `start` runs it. */
@@ -211,8 +203,8 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
       await running.close();
       if (
         reason.kind === "error" &&
-        reason.error instanceof UpgradeHaltError &&
-        reason.error.code === "UPGRADE_NEEDED" &&
+        reason.error instanceof ModuleHaltError &&
+        reason.error.forSupervisor &&
         !signalled &&
         waitsForSupervisorAfterHalt()
       ) {

@@ -15,7 +15,7 @@ export class UpgradeHaltError extends ModuleHaltError {
     readonly code: UpgradeHaltCode,
     message: string,
   ) {
-    super(message, code === "UPGRADE_NEEDED" ? UPGRADE_HALT_EXIT_CODE : 1);
+    super(message, code === "UPGRADE_NEEDED" ? UPGRADE_HALT_EXIT_CODE : 1, code === "UPGRADE_NEEDED");
     this.name = "UpgradeHaltError";
   }
 }
