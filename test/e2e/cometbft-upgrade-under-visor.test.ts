@@ -73,4 +73,27 @@ describe.skipIf("missing" in cometbft)("an upgrade v1 -> v2 under visor, CometBF
     const replay = net.lines.find((l) => /ABCI Replay Blocks/.test(l) && l.includes(`storeHeight=${height}`));
     expect(replay, "CometBFT stored block H before the halt").toBeDefined();
   }, 240_000);
+
+  it("a plan whose height the operator skips (--unsafe-skip-upgrades) is passed through, the block run by the same binary", async () => {
+    const height = (await net.height()) + 45;
+    await net.proposeUpgrade({ name: "v3", height, info: rel.v2!.planInfo });
+    // The operator restarts the node with the flag before the height, as the SDK's docs ask.
+    await net.stop();
+    net.mark();
+    const from = net.lines.length;
+    await net.start(["--unsafe-skip-upgrades", String(height)]);
+    await net.waitForLine(new RegExp(`UPGRADE "v3" SKIPPED at ${height}`), 90_000);
+    await net.waitForHeight(height + 3);
+    const since = net.lines.slice(from);
+    expect(since.some((l) => l.includes('UPGRADE "v3" NEEDED'))).toBe(false);
+    expect(since.some((l) => /CONSENSUS FAILURE/.test(l))).toBe(false);
+    expect((await net.rest<{ plan: unknown }>("/sdk/upgrade/v1beta1/current_plan")).body.plan).toBeNull();
+    expect((await net.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v3")).body.height).toBe(
+      "0",
+    );
+    // upgrade-info.json still names the last upgrade that was applied.
+    expect(JSON.parse(readFileSync(join(net.home, "data", "upgrade-info.json"), "utf8"))).toMatchObject({
+      name: "v2",
+    });
+  }, 240_000);
 });
