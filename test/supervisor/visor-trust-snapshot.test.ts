@@ -14,11 +14,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
 import { silentLogger } from "@chaind/core/logger";
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { backupData } from "../../supervisor/src/data-backup.js";
-import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
 import { readHomeHeight } from "../../supervisor/src/home-height.js";
 import { readManifest } from "../../supervisor/src/leveldb-manifest.js";
 import { VisorLayout } from "../../supervisor/src/visor-layout.js";
@@ -168,10 +168,16 @@ describe("what the probe puts in its scratch folder", () => {
       // Closed, so that no compaction removes a table between the probe's link and the look below.
       await (await writtenStore(dir, 200)).close();
       // Looked at while the probe's copy opens (its first await comes after the snapshot). The copy's LevelDB
-      // works meanwhile in its own thread: it adds tables of its own and may drop compacted ones.
+      // works meanwhile in its own thread: it adds tables of its own (numbered from the manifest's next file
+      // number on, so a leftover table the manifest does not name may share a name) and may drop compacted
+      // ones. Only the tables the manifest names are the node's, and those must be links.
+      const current = readFileSync(join(dir, "CURRENT"), "utf8").trim();
+      const live = new Set(readManifest(readFileSync(join(dir, current)), current).tables);
       const shared: boolean[] = [];
       setImmediate(() => {
-        for (const f of readdirSync(dir).filter((n) => n.endsWith(".ldb"))) {
+        for (const f of readdirSync(dir).filter(
+          (n) => n.endsWith(".ldb") && live.has(Number.parseInt(n, 10)),
+        )) {
           const copy = statSync(join(layout.heightProbeDir, f), { throwIfNoEntry: false });
           if (copy) shared.push(copy.ino === statSync(join(dir, f)).ino);
         }

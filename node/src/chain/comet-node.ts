@@ -114,7 +114,8 @@ export class CometNode implements NodeCore {
       store: core.store,
       genesis: core.genesis,
       minRetainBlocks: core.appConfig.minRetainBlocks,
-      onCommit: (height) => core.snapshots?.committed(height),
+      // A snapshot's stream carries the embedded engine's last block, which CometBFT keeps in its own store.
+      onCommit: () => {},
       onHalt: (e: ModuleHaltError) => this.stop({ kind: "error", error: e }),
       logger: abciLogger,
     });
@@ -123,6 +124,10 @@ export class CometNode implements NodeCore {
       handler,
       abciLogger,
     );
+    if (core.snapshots)
+      logger.warn(
+        "app.toml snapshot-interval is set, but snapshots are taken under the embedded engine only: none are taken under CometBFT, and state sync over ABCI offers none",
+      );
     logger.info("starting node", {
       engine: "cometbft",
       chain_id: this.chainId,
