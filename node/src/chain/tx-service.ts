@@ -127,8 +127,15 @@ export function registerTxService(registrar: ServiceRegistrar, deps: { app: App;
       if (req.txBytes.length === 0)
         throw ChainError.wrap(SdkErrors.InvalidRequest, "empty txBytes is not allowed");
       const { result } = await app.simulate(req.txBytes);
+      // As Cosmos SDK 0.50's tx service: gRPC Unknown (HTTP 500 at the gateway, ABCI "unknown request"), the
+      // failure's text followed by the gas figures, which clients read to size a retry.
       if (result.code !== 0)
-        throw new ChainError(result.codespace, result.code, GrpcCode.INVALID_ARGUMENT, result.log);
+        throw new ChainError(
+          SdkErrors.UnknownRequest.codespace,
+          SdkErrors.UnknownRequest.code,
+          GrpcCode.UNKNOWN,
+          `${result.log} With gas wanted: '${result.gasWanted}' and gas used: '${result.gasUsed}' `,
+        );
       const data = result.data.length ? fromBinary(TxMsgDataSchema, result.data) : undefined;
       return create(SimulateResponseSchema, {
         gasInfo: { gasWanted: result.gasWanted, gasUsed: result.gasUsed },
