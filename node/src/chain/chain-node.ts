@@ -111,10 +111,15 @@ export class ChainNode implements NodeCore {
       };
       if (snapshots) producer.onCommit((b) => snapshots.committed(b.height));
       const node = new ChainNode(core, blocks, mempool, producer, deps.logger);
-      registerTxService(app.registrar, { app, backend: embeddedTxBackend({ blocks, mempool, producer }) });
+      const tendermint = embeddedTendermintBackend({ blocks, signer, votingPower: () => node.votingPower() });
+      registerTxService(app.registrar, {
+        app,
+        backend: embeddedTxBackend({ blocks, mempool, producer }),
+        blocks: tendermint,
+      });
       registerTendermintService(app.registrar, {
         app,
-        backend: embeddedTendermintBackend({ blocks, signer, votingPower: () => node.votingPower() }),
+        backend: tendermint,
         addresses: core.addresses,
         chainId: genesis.chain_id,
         moniker: nodeConfig.moniker,

@@ -80,10 +80,11 @@ export class CometNode implements NodeCore {
     try {
       if (core.genesisDoc) await writeGenesisRecord(store, genesis);
       const rpc = new NodeRpcClient(nodeConfig.rpc.laddr, { timeoutMs: 15_000 });
-      registerTxService(app.registrar, { app, backend: cometTxBackend(rpc) });
+      const tendermint = cometTendermintBackend(rpc);
+      registerTxService(app.registrar, { app, backend: cometTxBackend(rpc), blocks: tendermint });
       registerTendermintService(app.registrar, {
         app,
-        backend: cometTendermintBackend(rpc),
+        backend: tendermint,
         addresses: core.addresses,
         chainId: genesis.chain_id,
         moniker: nodeConfig.moniker,

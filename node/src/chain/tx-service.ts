@@ -25,6 +25,8 @@ import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { blockWithTxs } from "./block-with-txs.js";
+import type { TendermintBackend } from "./tendermint-service.js";
 import { eventsProto, txOfRaw, txResponse } from "./tx-response.js";
 
 /**
@@ -110,7 +112,10 @@ export function embeddedTxBackend(deps: {
  * `sdk.tx.v1beta1.Service`, served through the App's query router so gRPC, REST and RPC `abci_query`
  * (CosmJS simulates there) all reach it.
  */
-export function registerTxService(registrar: ServiceRegistrar, deps: { app: App; backend: TxBackend }): void {
+export function registerTxService(
+  registrar: ServiceRegistrar,
+  deps: { app: App; backend: TxBackend; blocks: Pick<TendermintBackend, "block"> },
+): void {
   const { app, backend } = deps;
   const searches = new ConcurrencyGate(
     TX_SEARCH_CONCURRENCY,
@@ -171,6 +176,8 @@ export function registerTxService(registrar: ServiceRegistrar, deps: { app: App;
         txResponse: check ? txResponse(req.txBytes, check) : { txhash: toHexUpper(sha256(req.txBytes)) },
       });
     },
+    getBlockWithTxs: async (ctx, req) =>
+      blockWithTxs(deps.blocks, req.height, ctx.block.height, req.pagination),
     getTxsEvent: async (_ctx, req) => {
       // As the SDK on CometBFT: page 0 is the first, limit 0 is 100, and a larger limit gets CometBFT's page
       // of 100 (its per_page cap), counted in pages of 100.

@@ -1,7 +1,9 @@
 import { silentLogger } from "@chaind/core/logger";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
+import { COSMOS_SDK_VERSION } from "../../../node/src/chain/cosmos-sdk-version.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRestServer } from "../../../node/src/server/rest/rest-server.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
@@ -34,6 +36,15 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
     return { status: res.status, body: (await res.json()) as Json };
   };
 
+  const send = (amount: string) =>
+    signer.sign([
+      anyOf(MsgSendSchema, {
+        fromAddress: alice.address,
+        toAddress: bob.address,
+        amount: [{ denom: "stake", amount }],
+      }),
+    ]);
+
   beforeAll(async () => {
     home = makeTestHome({
       accounts: [{ account: alice, coins: "1000000stake" }],
@@ -47,6 +58,10 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
     await node.producer.produce();
     const acct = await get(`/sdk/auth/v1beta1/accounts/${alice.address}`);
     signer = new TxSigner(alice, BigInt(acct.body.account.account_number), home.chainId);
+    // Block 2 holds one send.
+    const added = await node.mempool.add(await send("7"));
+    expect(added.code, added.log).toBe(0);
+    await node.producer.produce();
   });
   afterAll(async () => {
     await api?.close();
@@ -88,13 +103,7 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
   });
 
   it("answers a failed simulation as the SDK's tx service: gRPC Unknown (HTTP 500) with the gas figures", async () => {
-    const tx = await signer.sign([
-      anyOf(MsgSendSchema, {
-        fromAddress: alice.address,
-        toAddress: bob.address,
-        amount: [{ denom: "stake", amount: "999999999" }],
-      }),
-    ]);
+    const tx = await send("999999999");
     const sim = await post("/sdk/tx/v1beta1/simulate", { tx_bytes: Buffer.from(tx).toString("base64") });
     expect(sim.status, JSON.stringify(sim.body)).toBe(500);
     expect(sim.body.code).toBe(2);
@@ -102,5 +111,63 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
     expect(sim.body.message).toMatch(
       /^spendable balance \d+stake is smaller than 999999999stake: insufficient funds With gas wanted: '\d+' and gas used: '[1-9]\d*' $/,
     );
+  });
+
+  it("answers blocks with sdk_block: the header's proposer as a bech32 consensus address, the rest as block", async () => {
+    const valcons = new AddressCodec("sdkvalcons");
+    for (const path of [
+      "/sdk/base/tendermint/v1beta1/blocks/2",
+      "/cosmos/base/tendermint/v1beta1/blocks/latest",
+    ]) {
+      const r = await get(path);
+      expect(r.status).toBe(200);
+      const { block, sdk_block } = r.body;
+      expect(sdk_block).not.toBeNull();
+      const proposer = Buffer.from(block.header.proposer_address, "base64");
+      expect(proposer).toHaveLength(20);
+      expect(sdk_block.header.proposer_address).toBe(valcons.toString(proposer));
+      const { proposer_address: _a, ...header } = block.header;
+      const { proposer_address: _b, ...sdkHeader } = sdk_block.header;
+      expect(sdkHeader).toEqual(header);
+      expect(sdk_block.data).toEqual(block.data);
+      expect(sdk_block.last_commit).toEqual(block.last_commit);
+      expect(sdk_block.evidence).toEqual(block.evidence);
+    }
+    const validators = await get("/sdk/base/tendermint/v1beta1/validatorsets/latest");
+    expect(validators.body.validators.map((v: Json) => v.address)).toContain(
+      (await get("/sdk/base/tendermint/v1beta1/blocks/2")).body.sdk_block.header.proposer_address,
+    );
+  });
+
+  it("reports the SDK line it follows as cosmos_sdk_version in node info", async () => {
+    const r = await get("/cosmos/base/tendermint/v1beta1/node_info");
+    expect(r.body.application_version.cosmos_sdk_version).toBe(COSMOS_SDK_VERSION);
+    expect(r.body.application_version.cosmos_sdk_version).toMatch(/^v0\.50\.\d+$/);
+  });
+
+  it("answers GetBlockWithTxs with the block and its decoded txs, paged as the SDK pages them", async () => {
+    const r = await get("/cosmos/tx/v1beta1/txs/block/2");
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.block.header.height).toBe("2");
+    expect(r.body.block_id.hash).toBe(
+      (await get("/sdk/base/tendermint/v1beta1/blocks/2")).body.block_id.hash,
+    );
+    expect(r.body.txs).toHaveLength(1);
+    expect(r.body.txs[0].body.messages[0]).toMatchObject({
+      "@type": "/cosmos.bank.v1beta1.MsgSend",
+      to_address: bob.address,
+      amount: [{ denom: "stake", amount: "7" }],
+    });
+    expect(r.body.pagination).toEqual({ next_key: null, total: "1" });
+    const empty = await get("/sdk/tx/v1beta1/txs/block/1");
+    expect(empty.body).toMatchObject({ txs: [], pagination: { total: "0" } });
+    const past = await get("/sdk/tx/v1beta1/txs/block/2?pagination.offset=1");
+    expect(past.status).toBe(400);
+    expect(past.body.message).toBe(
+      "out of range: cannot paginate 1 txs with offset 1 and limit 0: invalid request",
+    );
+    const ahead = await get(`/sdk/tx/v1beta1/txs/block/${node.store.latestHeight + 1}`);
+    expect(ahead.status).toBe(400);
+    expect(ahead.body.message).toContain("must not be less than 1 or greater than the current height");
   });
 });
