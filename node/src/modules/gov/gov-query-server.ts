@@ -3,6 +3,7 @@ import type { PageRequest } from "@chaind/proto/sdk/base/query/v1beta1/paginatio
 import { DepositSchema, ProposalSchema, ProposalStatus, VoteSchema } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   type Query,
+  QueryConstitutionResponseSchema,
   QueryDepositResponseSchema,
   QueryDepositsResponseSchema,
   QueryParamsResponseSchema,
@@ -39,6 +40,9 @@ export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): Servi
   };
   const existing = async (ctx: Context, id: bigint) => keeper.mustGetProposal(ctx, proposalId(id));
   return {
+    async constitution(ctx) {
+      return create(QueryConstitutionResponseSchema, { constitution: await keeper.getConstitution(ctx) });
+    },
     async proposal(ctx, req) {
       return create(QueryProposalResponseSchema, { proposal: await existing(ctx, req.proposalId) });
     },
