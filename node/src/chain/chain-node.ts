@@ -20,6 +20,7 @@ import {
   type NodeCore,
   openNodeApp,
 } from "./node-app.js";
+import { registerNodeService } from "./node-service.js";
 import { embeddedTendermintBackend, registerTendermintService } from "./tendermint-service.js";
 import { embeddedTxBackend, registerTxService } from "./tx-service.js";
 
@@ -115,6 +116,11 @@ export class ChainNode implements NodeCore {
       registerTxService(app.registrar, {
         app,
         backend: embeddedTxBackend({ blocks, mempool, producer }),
+        blocks: tendermint,
+      });
+      registerNodeService(app.registrar, {
+        appConfig,
+        earliestHeight: () => store.earliestHeight,
         blocks: tendermint,
       });
       registerTendermintService(app.registrar, {

@@ -16,6 +16,7 @@ import { cometTendermintBackend } from "./comet-tendermint-backend.js";
 import { cometTxBackend } from "./comet-tx-backend.js";
 import { type GenesisHeader, writeGenesisRecord } from "./genesis-record.js";
 import { type NodeApp, type NodeAppOptions, type NodeCore, openNodeApp } from "./node-app.js";
+import { registerNodeService } from "./node-service.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
 
@@ -82,6 +83,11 @@ export class CometNode implements NodeCore {
       const rpc = new NodeRpcClient(nodeConfig.rpc.laddr, { timeoutMs: 15_000 });
       const tendermint = cometTendermintBackend(rpc);
       registerTxService(app.registrar, { app, backend: cometTxBackend(rpc), blocks: tendermint });
+      registerNodeService(app.registrar, {
+        appConfig: core.appConfig,
+        earliestHeight: () => store.earliestHeight,
+        blocks: tendermint,
+      });
       registerTendermintService(app.registrar, {
         app,
         backend: tendermint,

@@ -1,9 +1,16 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { silentLogger } from "@chaind/core/logger";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
+import { StatusRequestSchema, StatusResponseSchema } from "@chaind/proto/sdk/base/node/v1beta1/query_pb";
+import {
+  QueryConstitutionRequestSchema,
+  QueryConstitutionResponseSchema,
+} from "@chaind/proto/sdk/gov/v1/query_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { COSMOS_SDK_VERSION } from "../../../node/src/chain/cosmos-sdk-version.js";
+import { exportState } from "../../../node/src/chain/export-state.js";
 import type { NodeServer } from "../../../node/src/server/node-server.js";
 import { startRestServer } from "../../../node/src/server/rest/rest-server.js";
 import { anyOf, TxSigner } from "../helpers/signed-tx.js";
@@ -14,12 +21,14 @@ type Json = any;
 
 const alice = testAccount("alice");
 const bob = testAccount("bob");
+const CONSTITUTION = "Article 1: blocks keep coming.\nArticle 2: ünïcode stays as written.";
 
 // Issue 34, point 3: Cosmos SDK 0.50 queries that were missing, empty or answered otherwise than the SDK answers
 // them, as Keplr, InterchainJS and Telescope call them.
 describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
   let home: ReturnType<typeof makeTestHome>;
   let node: ChainNode;
+  let closed = false;
   let api: NodeServer;
   let signer: TxSigner;
 
@@ -51,6 +60,11 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
       validator: { account: alice, stake: 1000n },
       tuneApp: (c) => {
         c.api.enable = true;
+        c.minimumGasPrices = "0.0001stake,0.25uatom";
+        c.haltHeight = 1000;
+      },
+      tuneGenesis: (g) => {
+        (g.app_state.gov as Json).constitution = CONSTITUTION;
       },
     });
     node = await ChainNode.open({ home: home.home, definition: TEST_DEFINITION }, { logger: silentLogger });
@@ -64,8 +78,10 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
     await node.producer.produce();
   });
   afterAll(async () => {
-    await api?.close();
-    await node?.close();
+    if (!closed) {
+      await api?.close();
+      await node?.close();
+    }
     home?.cleanup();
   });
 
@@ -169,5 +185,61 @@ describe("SDK 0.50 queries over REST, gRPC and abci_query", () => {
     const ahead = await get(`/sdk/tx/v1beta1/txs/block/${node.store.latestHeight + 1}`);
     expect(ahead.status).toBe(400);
     expect(ahead.body.message).toContain("must not be less than 1 or greater than the current height");
+  });
+
+  it("answers gov v1 Constitution from genesis, over REST and abci_query", async () => {
+    for (const prefix of ["/sdk", "/cosmos"])
+      expect((await get(`${prefix}/gov/v1/constitution`)).body).toEqual({ constitution: CONSTITUTION });
+    const viaAbci = await node.app.query(
+      "/cosmos.gov.v1.Query/Constitution",
+      toBinary(QueryConstitutionRequestSchema, create(QueryConstitutionRequestSchema)),
+    );
+    expect(fromBinary(QueryConstitutionResponseSchema, viaAbci.value).constitution).toBe(CONSTITUTION);
+  });
+
+  it("answers the node service's Config and Status as the SDK's node service does", async () => {
+    const config = await get("/cosmos/base/node/v1beta1/config");
+    expect(config.status).toBe(200);
+    // The SDK prints its DecCoins: 18 decimals, by denom.
+    expect(config.body).toEqual({
+      minimum_gas_price: "0.000100000000000000stake,0.250000000000000000uatom",
+      pruning_keep_recent: "0",
+      pruning_interval: "0",
+      halt_height: "1000",
+    });
+    const status = await get("/sdk/base/node/v1beta1/status");
+    expect(status.status).toBe(200);
+    const height = node.store.latestHeight;
+    const block = (await get(`/sdk/base/tendermint/v1beta1/blocks/${height}`)).body.block;
+    expect(status.body).toEqual({
+      earliest_store_height: "1",
+      height: String(height),
+      timestamp: block.header.time,
+      app_hash: block.header.app_hash,
+      validator_hash: block.header.next_validators_hash,
+    });
+    const viaAbci = await node.app.query(
+      "/cosmos.base.node.v1beta1.Service/Status",
+      toBinary(StatusRequestSchema, create(StatusRequestSchema)),
+      1,
+    );
+    expect(fromBinary(StatusResponseSchema, viaAbci.value).height).toBe(1n);
+  });
+
+  it("exports the constitution in gov's genesis (runs last: it stops the node)", async () => {
+    closed = true;
+    await api.close();
+    await node.close();
+    const doc = await exportState(
+      {
+        home: home.home,
+        definition: TEST_DEFINITION,
+        forZeroHeight: false,
+        jailAllowedAddrs: [],
+        modulesToExport: ["gov"],
+      },
+      { logger: silentLogger },
+    );
+    expect((doc.app_state.gov as Json).constitution).toBe(CONSTITUTION);
   });
 });
