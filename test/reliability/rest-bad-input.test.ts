@@ -170,6 +170,16 @@ function expectCleanAnswer(a: HttpAnswer, method: string, what: string): void {
     expect(a.status, what).toBeLessThan(a.status === 501 ? 502 : 500);
     return;
   }
+  if (a.status === 500 && /^POST \/(sdk|cosmos)\/tx\/v1beta1\/simulate\b/.test(what)) {
+    // A failed simulation, answered as Cosmos SDK 0.50's tx service answers it: gRPC Unknown, the failure's text,
+    // then the gas figures.
+    const body = JSON.parse(a.text) as Json;
+    expect(body.code, `${what}: ${a.text}`).toBe(2);
+    expect(body.message, what).toMatch(/ With gas wanted: '\d+' and gas used: '\d+' $/);
+    expect(body.details, what).toEqual([]);
+    expect(jsFault(body.message), what).toBeUndefined();
+    return;
+  }
   if (a.status >= 500) {
     // grpc-gateway's answer for a path no route serves, or an RPC the node leaves unimplemented (code 12).
     expect(a.status, `${what}: ${a.text}`).toBe(501);

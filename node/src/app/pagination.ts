@@ -26,9 +26,10 @@ export interface Page<T> {
 
 /**
  * Cosmos pagination over the keys under `prefix`: by key (next_key of the previous page) or by offset, `limit`
- * (default 100, at most MAX_PAGE_LIMIT), `count_total` when paging by offset, and reverse order. Only the
- * page's entries are decoded; the entries an offset skips and those count_total counts are walked, each
- * charged to the query's gas meter like any read, so the query gas limit bounds that work.
+ * (default 100, at most MAX_PAGE_LIMIT), `count_total` when paging by offset (implied when no limit is given,
+ * as the SDK's paginators imply it), and reverse order. Only the page's entries are decoded; the entries an
+ * offset skips and those count_total counts are walked, each charged to the query's gas meter like any read, so
+ * the query gas limit bounds that work.
  */
 export function paginate<T>(
   store: KVStore,
@@ -95,7 +96,8 @@ async function walkPage<T>(
   }
 
   let index = 0n;
-  const countTotal = req?.countTotal ?? false;
+  // As the SDK's paginators: a request without a limit (or without pagination) gets its total counted.
+  const countTotal = (req?.countTotal ?? false) || !req?.limit;
   for await (const [k, v] of store.iterate({ prefix, reverse })) {
     const rel = k.slice(prefix.length);
     let item: T | undefined;

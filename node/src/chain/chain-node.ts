@@ -20,6 +20,7 @@ import {
   type NodeCore,
   openNodeApp,
 } from "./node-app.js";
+import { registerNodeService } from "./node-service.js";
 import { embeddedTendermintBackend, registerTendermintService } from "./tendermint-service.js";
 import { embeddedTxBackend, registerTxService } from "./tx-service.js";
 
@@ -111,10 +112,20 @@ export class ChainNode implements NodeCore {
       };
       if (snapshots) producer.onCommit((b) => snapshots.committed(b.height));
       const node = new ChainNode(core, blocks, mempool, producer, deps.logger);
-      registerTxService(app.registrar, { app, backend: embeddedTxBackend({ blocks, mempool, producer }) });
+      const tendermint = embeddedTendermintBackend({ blocks, signer, votingPower: () => node.votingPower() });
+      registerTxService(app.registrar, {
+        app,
+        backend: embeddedTxBackend({ blocks, mempool, producer }),
+        blocks: tendermint,
+      });
+      registerNodeService(app.registrar, {
+        appConfig,
+        earliestHeight: () => store.earliestHeight,
+        blocks: tendermint,
+      });
       registerTendermintService(app.registrar, {
         app,
-        backend: embeddedTendermintBackend({ blocks, signer, votingPower: () => node.votingPower() }),
+        backend: tendermint,
         addresses: core.addresses,
         chainId: genesis.chain_id,
         moniker: nodeConfig.moniker,

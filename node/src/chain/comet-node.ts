@@ -16,6 +16,7 @@ import { cometTendermintBackend } from "./comet-tendermint-backend.js";
 import { cometTxBackend } from "./comet-tx-backend.js";
 import { type GenesisHeader, writeGenesisRecord } from "./genesis-record.js";
 import { type NodeApp, type NodeAppOptions, type NodeCore, openNodeApp } from "./node-app.js";
+import { registerNodeService } from "./node-service.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
 
@@ -80,10 +81,16 @@ export class CometNode implements NodeCore {
     try {
       if (core.genesisDoc) await writeGenesisRecord(store, genesis);
       const rpc = new NodeRpcClient(nodeConfig.rpc.laddr, { timeoutMs: 15_000 });
-      registerTxService(app.registrar, { app, backend: cometTxBackend(rpc) });
+      const tendermint = cometTendermintBackend(rpc);
+      registerTxService(app.registrar, { app, backend: cometTxBackend(rpc), blocks: tendermint });
+      registerNodeService(app.registrar, {
+        appConfig: core.appConfig,
+        earliestHeight: () => store.earliestHeight,
+        blocks: tendermint,
+      });
       registerTendermintService(app.registrar, {
         app,
-        backend: cometTendermintBackend(rpc),
+        backend: tendermint,
         addresses: core.addresses,
         chainId: genesis.chain_id,
         moniker: nodeConfig.moniker,

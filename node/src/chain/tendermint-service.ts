@@ -21,6 +21,8 @@ import type { WeightedValidator } from "../consensus/validator-set-hash.js";
 import type { ValidatorSigner } from "../consensus/validator-signer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { COSMOS_SDK_VERSION } from "./cosmos-sdk-version.js";
+import { sdkBlock } from "./sdk-block.js";
 
 /**
  * Where the service finds blocks and validators: the embedded engine's block store and its one validator
@@ -78,7 +80,7 @@ export function registerTendermintService(registrar: ServiceRegistrar, deps: Ten
         SdkErrors.InvalidRequest,
         `requested block height ${height} is bigger then the chain length ${await backend.latestHeight()}`,
       );
-    return found;
+    return { ...found, sdkBlock: sdkBlock(found.block, valcons) };
   };
   registrar.queryService(Service, {
     getNodeInfo: async () =>
@@ -101,6 +103,7 @@ export function registerTendermintService(registrar: ServiceRegistrar, deps: Ten
           appName: app.opts.name,
           version: app.opts.version,
           goVersion: `node ${process.version}`,
+          cosmosSdkVersion: COSMOS_SDK_VERSION,
         },
       }),
     getSyncing: async () => create(GetSyncingResponseSchema, { syncing: await backend.syncing() }),

@@ -25,6 +25,8 @@ import { sha256 } from "../crypto/sha256.js";
 import { ChainError } from "../errors/chain-error.js";
 import { GrpcCode } from "../errors/grpc-code.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
+import { blockWithTxs } from "./block-with-txs.js";
+import type { TendermintBackend } from "./tendermint-service.js";
 import { eventsProto, txOfRaw, txResponse } from "./tx-response.js";
 
 /**
@@ -110,7 +112,10 @@ export function embeddedTxBackend(deps: {
  * `sdk.tx.v1beta1.Service`, served through the App's query router so gRPC, REST and RPC `abci_query`
  * (CosmJS simulates there) all reach it.
  */
-export function registerTxService(registrar: ServiceRegistrar, deps: { app: App; backend: TxBackend }): void {
+export function registerTxService(
+  registrar: ServiceRegistrar,
+  deps: { app: App; backend: TxBackend; blocks: Pick<TendermintBackend, "block"> },
+): void {
   const { app, backend } = deps;
   const searches = new ConcurrencyGate(
     TX_SEARCH_CONCURRENCY,
@@ -127,8 +132,15 @@ export function registerTxService(registrar: ServiceRegistrar, deps: { app: App;
       if (req.txBytes.length === 0)
         throw ChainError.wrap(SdkErrors.InvalidRequest, "empty txBytes is not allowed");
       const { result } = await app.simulate(req.txBytes);
+      // As Cosmos SDK 0.50's tx service: gRPC Unknown (HTTP 500 at the gateway, ABCI "unknown request"), the
+      // failure's text followed by the gas figures, which clients read to size a retry.
       if (result.code !== 0)
-        throw new ChainError(result.codespace, result.code, GrpcCode.INVALID_ARGUMENT, result.log);
+        throw new ChainError(
+          SdkErrors.UnknownRequest.codespace,
+          SdkErrors.UnknownRequest.code,
+          GrpcCode.UNKNOWN,
+          `${result.log} With gas wanted: '${result.gasWanted}' and gas used: '${result.gasUsed}' `,
+        );
       const data = result.data.length ? fromBinary(TxMsgDataSchema, result.data) : undefined;
       return create(SimulateResponseSchema, {
         gasInfo: { gasWanted: result.gasWanted, gasUsed: result.gasUsed },
@@ -164,6 +176,8 @@ export function registerTxService(registrar: ServiceRegistrar, deps: { app: App;
         txResponse: check ? txResponse(req.txBytes, check) : { txhash: toHexUpper(sha256(req.txBytes)) },
       });
     },
+    getBlockWithTxs: async (ctx, req) =>
+      blockWithTxs(deps.blocks, req.height, ctx.block.height, req.pagination),
     getTxsEvent: async (_ctx, req) => {
       // As the SDK on CometBFT: page 0 is the first, limit 0 is 100, and a larger limit gets CometBFT's page
       // of 100 (its per_page cap), counted in pages of 100.

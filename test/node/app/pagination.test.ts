@@ -54,6 +54,18 @@ describe("pagination", () => {
     expect((await page({ limit: 5n, offset: 1498n, countTotal: true })).page.total).toBe(BigInt(ENTRIES));
   });
 
+  // Issue 34: the SDK's Paginate and FilteredPaginate set count_total when the limit is 0 (or no pagination is
+  // given); before, such a page answered total 0, and clients that page by total stopped after the first.
+  it("counts the total when no limit is given, as the SDK does, and not for a page by key", async () => {
+    const all = await paginate(store(), bytes("k"), undefined, (_k, v) => Number(text(v)));
+    expect(all.page.total).toBe(BigInt(ENTRIES));
+    expect((await page({})).page.total).toBe(BigInt(ENTRIES));
+    expect((await page({ offset: 10n })).page.total).toBe(BigInt(ENTRIES));
+    expect((await evens({})).page.total).toBe(BigInt(ENTRIES / 2));
+    expect((await page({ limit: 5n })).page.total).toBe(0n);
+    expect((await page({ key: all.page.nextKey })).page.total).toBe(0n);
+  });
+
   it("counts only the selected entries toward the offset, the limit and the total", async () => {
     const first = await evens({ limit: 3n, countTotal: true });
     expect(first.items).toEqual([0, 2, 4]);

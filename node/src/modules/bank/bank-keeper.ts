@@ -1,5 +1,10 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { type Params, ParamsSchema } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
+import {
+  type Metadata,
+  MetadataSchema,
+  type Params,
+  ParamsSchema,
+} from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
 import { Coins } from "../../app/coins.js";
 import type { Context } from "../../app/context.js";
 import { DecodedOnce } from "../../app/decoded-once.js";
@@ -50,6 +55,21 @@ export class BankKeeper {
 
   setParams(ctx: Context, p: Params): void {
     ctx.kv(BANK_STORE).set(BankKeys.params, toBinary(ParamsSchema, p));
+  }
+
+  async getDenomMetadata(ctx: Context, denom: string): Promise<Metadata | undefined> {
+    const raw = await ctx.kv(BANK_STORE).get(BankKeys.denomMetadata.encode(denom));
+    return raw ? fromBinary(MetadataSchema, raw) : undefined;
+  }
+
+  setDenomMetadata(ctx: Context, m: Metadata): void {
+    ctx.kv(BANK_STORE).set(BankKeys.denomMetadata.encode(m.base), toBinary(MetadataSchema, m));
+  }
+
+  /** Every denom's metadata, in denom order. */
+  async *iterateDenomMetadata(ctx: Context): AsyncGenerator<Metadata> {
+    for await (const [, v] of ctx.kv(BANK_STORE).iterate({ prefix: BankKeys.denomMetadata.prefix }))
+      yield fromBinary(MetadataSchema, v);
   }
 
   async getBalance(ctx: Context, addr: Uint8Array, denom: string): Promise<bigint> {

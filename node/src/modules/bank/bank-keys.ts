@@ -7,6 +7,8 @@ import { tupleKey } from "../../store/tuple-key.js";
 export const BankKeys = {
   /** 0x00 | denom -> total supply, decimal string */
   supply: prefixedKey(0x00, stringKey),
+  /** 0x01 | denom -> Metadata (the denom's display metadata, from genesis) */
+  denomMetadata: prefixedKey(0x01, stringKey),
   /** 0x02 | len(address) | address | denom -> balance, decimal string */
   balance: prefixedKey(0x02, tupleKey(bytesKey, stringKey)),
   /** 0x05 -> Params */

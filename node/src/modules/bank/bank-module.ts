@@ -16,6 +16,7 @@ import { bankQueryCommand, bankTxCommand } from "./bank-cli.js";
 import { BANK_STORE, type BankKeeper, defaultBankParams } from "./bank-keeper.js";
 import { bankMsgServer } from "./bank-msg-server.js";
 import { bankQueryServer } from "./bank-query-server.js";
+import { validateDenomMetadata } from "./denom-metadata.js";
 
 /** Balances, sends and supply. */
 export class BankModule implements AppModule {
@@ -62,6 +63,16 @@ export class BankModule implements AppModule {
         throw new Error(`bank genesis: balance of ${b.address}: ${(e as Error).message}`);
       }
     }
+    const bases = new Set<string>();
+    for (const m of g.denomMetadata) {
+      if (bases.has(m.base)) throw new Error(`bank genesis: duplicate client metadata for denom ${m.base}`);
+      bases.add(m.base);
+      try {
+        validateDenomMetadata(m);
+      } catch (e) {
+        throw new Error(`bank genesis: denom metadata of ${m.base}: ${(e as Error).message}`);
+      }
+    }
     if (g.supply.length > 0) {
       const declared = Coins.from(g.supply);
       if (declared.toString() !== total.toString()) {
@@ -78,6 +89,7 @@ export class BankModule implements AppModule {
       coins: Coins.from(b.coins),
     }));
     await this.keeper.initBalances(ctx, balances);
+    for (const m of g.denomMetadata) this.keeper.setDenomMetadata(ctx, m);
   }
 
   async exportGenesis(ctx: Context): Promise<JsonValue> {
@@ -92,10 +104,13 @@ export class BankModule implements AppModule {
       balances.push({ address: acc.base.address, coins: coins.toProto() });
       supply = supply.add(coins);
     }
+    const denomMetadata = [];
+    for await (const m of this.keeper.iterateDenomMetadata(ctx)) denomMetadata.push(m);
     const g = create(GenesisStateSchema, {
       params: await this.keeper.getParams(ctx),
       balances,
       supply: supply.toProto(),
+      denomMetadata,
     });
     return toJson(GenesisStateSchema, g, PROTO_JSON_WRITE);
   }

@@ -1,8 +1,12 @@
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { MetadataSchema } from "@chaind/proto/sdk/bank/v1beta1/bank_pb";
 import {
   type Query,
   QueryAllBalancesResponseSchema,
   QueryBalanceResponseSchema,
+  QueryDenomMetadataByQueryStringResponseSchema,
+  QueryDenomMetadataResponseSchema,
+  QueryDenomsMetadataResponseSchema,
   QueryParamsResponseSchema,
   QuerySpendableBalancesResponseSchema,
   QuerySupplyOfResponseSchema,
@@ -47,6 +51,17 @@ export function bankQueryServer(
     create(CoinSchema, { denom: stringKey.decode(denomKey), amount: decodeAmount(v).toString() });
   const balancesPage = async (ctx: Context, addr: string, pagination: PageRequest | undefined) =>
     paginate(ctx.kv(BANK_STORE), BankKeys.balance.prefixOf(address(addr)), pagination, coin);
+  // As the SDK: the denom must be valid, and a denom without metadata is NotFound.
+  const metadataOf = async (ctx: Context, denom: string) => {
+    try {
+      validateDenom(denom);
+    } catch {
+      throw invalid(`invalid denom: ${denom}`);
+    }
+    const m = await bank.getDenomMetadata(ctx, denom);
+    if (!m) throw new ChainError("sdk", 38, GrpcCode.NOT_FOUND, `client metadata for denom ${denom}`);
+    return m;
+  };
   return {
     async balance(ctx, req) {
       const addr = address(req.address);
@@ -79,6 +94,23 @@ export function bankQueryServer(
       return create(QuerySupplyOfResponseSchema, {
         amount: create(CoinSchema, { denom, amount: amount.toString() }),
       });
+    },
+    async denomMetadata(ctx, req) {
+      return create(QueryDenomMetadataResponseSchema, { metadata: await metadataOf(ctx, req.denom) });
+    },
+    async denomMetadataByQueryString(ctx, req) {
+      return create(QueryDenomMetadataByQueryStringResponseSchema, {
+        metadata: await metadataOf(ctx, req.denom),
+      });
+    },
+    async denomsMetadata(ctx, req) {
+      const { items, page } = await paginate(
+        ctx.kv(BANK_STORE),
+        BankKeys.denomMetadata.prefix,
+        req.pagination,
+        (_denom, v) => fromBinary(MetadataSchema, v),
+      );
+      return create(QueryDenomsMetadataResponseSchema, { metadatas: items, pagination: page });
     },
     async params(ctx) {
       return create(QueryParamsResponseSchema, { params: await bank.getParams(ctx) });

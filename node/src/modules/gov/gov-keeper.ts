@@ -18,6 +18,7 @@ import { formatDec } from "../../app/dec.js";
 import { ChainError, type ErrorDef } from "../../errors/chain-error.js";
 import { GrpcCode } from "../../errors/grpc-code.js";
 import { uint64Key } from "../../store/uint-keys.js";
+import { utf8Bytes } from "../../store/utf8-bytes.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { GovKeys } from "./gov-keys.js";
 
@@ -86,6 +87,16 @@ export class GovKeeper {
 
   setParams(ctx: Context, p: Params): void {
     ctx.kv(GOV_STORE).set(GovKeys.params, toBinary(ParamsSchema, p));
+  }
+
+  async getConstitution(ctx: Context): Promise<string> {
+    const v = await ctx.kv(GOV_STORE).get(GovKeys.constitution);
+    return v ? new TextDecoder().decode(v) : "";
+  }
+
+  setConstitution(ctx: Context, text: string): void {
+    if (text === "") ctx.kv(GOV_STORE).delete(GovKeys.constitution);
+    else ctx.kv(GOV_STORE).set(GovKeys.constitution, utf8Bytes(text));
   }
 
   async nextProposalId(ctx: Context): Promise<bigint> {

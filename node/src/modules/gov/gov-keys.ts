@@ -19,4 +19,6 @@ export const GovKeys = {
   vote: prefixedKey(0x20, tupleKey(uint64Key, bytesKey)),
   /** 0x30 -> Params */
   params: Uint8Array.of(0x30),
+  /** 0x31 -> the constitution, UTF-8 (absent when empty) */
+  constitution: Uint8Array.of(0x31),
 } as const;

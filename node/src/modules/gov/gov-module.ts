@@ -97,6 +97,7 @@ export class GovModule implements AppModule {
     const g = this.parse(state);
     this.keeper.setParams(ctx, g.params ?? defaultGovParams());
     this.keeper.setNextProposalId(ctx, g.startingProposalId || 1n);
+    this.keeper.setConstitution(ctx, g.constitution);
     await this.accounts.moduleAccount(ctx, GOV_MODULE, ["burner"]);
     // Proposals go back into the queue of the period they are in, as Cosmos' gov genesis does.
     for (const p of g.proposals) {
@@ -124,6 +125,7 @@ export class GovModule implements AppModule {
       deposits,
       votes,
       params: await this.keeper.getParams(ctx),
+      constitution: await this.keeper.getConstitution(ctx),
     });
     const json = toJson(GenesisStateSchema, g, {
       ...PROTO_JSON_WRITE,

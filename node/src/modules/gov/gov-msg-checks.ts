@@ -3,6 +3,7 @@ import type { Msg as LegacyMsg } from "@chaind/proto/sdk/gov/v1beta1/tx_pb";
 import type { MsgChecks } from "../../app/service-registrar.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { legacyContent } from "./gov-legacy-content.js";
+import { checkProposalContents } from "./proposal-contents.js";
 import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
 /**
@@ -12,7 +13,10 @@ import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.j
  */
 export function govMsgChecks(): MsgChecks<typeof Msg> {
   return {
-    submitProposal: (msg) => checkProposalText(msg),
+    submitProposal: (msg) => {
+      checkProposalText(msg);
+      checkProposalContents(msg);
+    },
     vote: (msg) => checkMetadataLength(msg.metadata),
     voteWeighted: (msg) => checkMetadataLength(msg.metadata),
   };

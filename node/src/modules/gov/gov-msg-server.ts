@@ -27,6 +27,7 @@ import type { ServiceImpl, ServiceRegistrar } from "../../app/service-registrar.
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
+import { checkProposalContents } from "./proposal-contents.js";
 import { checkDepositSize, proposalRules } from "./proposal-rules.js";
 import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
@@ -96,8 +97,8 @@ export function govMsgServer(
     async submitProposal(ctx, msg) {
       const proposer = msg.proposer;
       keeper.addresses.fromString(proposer, "proposer");
-      if (msg.messages.length === 0) throw govError(GovErrors.NoProposalMsgs);
       checkProposalText(msg);
+      checkProposalContents(msg);
       const registrar = deps.registrar();
       for (const [i, any] of msg.messages.entries()) {
         let unpacked: ReturnType<TypeRegistry["unpack"]>;

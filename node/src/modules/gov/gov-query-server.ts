@@ -1,8 +1,9 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
-import { type PageRequest, PageRequestSchema } from "@chaind/proto/sdk/base/query/v1beta1/pagination_pb";
+import type { PageRequest } from "@chaind/proto/sdk/base/query/v1beta1/pagination_pb";
 import { DepositSchema, ProposalSchema, ProposalStatus, VoteSchema } from "@chaind/proto/sdk/gov/v1/gov_pb";
 import {
   type Query,
+  QueryConstitutionResponseSchema,
   QueryDepositResponseSchema,
   QueryDepositsResponseSchema,
   QueryParamsResponseSchema,
@@ -24,15 +25,12 @@ import { tallyProposal } from "./gov-tally.js";
 
 const invalid = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, why);
 
-/**
- * A list request's pagination as gov reads it: with none given, the total is counted, as the Cosmos SDK counts it
- * for a request without a limit. A proposal's next_key is its 8-byte id; anything else was not one of ours.
- */
-function govPage(req: PageRequest | undefined, keyBytes?: number): PageRequest {
+/** A list request's pagination, checked: a proposal's next_key is its 8-byte id; anything else was not one of ours. */
+function govPage(req: PageRequest | undefined, keyBytes?: number): PageRequest | undefined {
   const key = req?.key ?? new Uint8Array();
   if (keyBytes !== undefined && key.length > 0 && key.length !== keyBytes)
     throw invalid(`invalid pagination key: expected the ${keyBytes} bytes of a next_key, got ${key.length}`);
-  return req ?? create(PageRequestSchema, { countTotal: true });
+  return req;
 }
 
 export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): ServiceImpl<typeof Query> {
@@ -42,6 +40,9 @@ export function govQueryServer(keeper: GovKeeper, staking: StakingKeeper): Servi
   };
   const existing = async (ctx: Context, id: bigint) => keeper.mustGetProposal(ctx, proposalId(id));
   return {
+    async constitution(ctx) {
+      return create(QueryConstitutionResponseSchema, { constitution: await keeper.getConstitution(ctx) });
+    },
     async proposal(ctx, req) {
       return create(QueryProposalResponseSchema, { proposal: await existing(ctx, req.proposalId) });
     },

@@ -12,6 +12,7 @@ import {
 } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import {
   BondStatus,
+  BondStatusSchema,
   type Delegation,
   DelegationResponseSchema,
   DelegationSchema,
@@ -25,10 +26,24 @@ import { paginate, paginateSelected } from "../../app/pagination.js";
 import type { ServiceImpl } from "../../app/service-registrar.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { ChainError } from "../../errors/chain-error.js";
+import { GrpcCode } from "../../errors/grpc-code.js";
 import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import { BONDED_POOL, NOT_BONDED_POOL, type StakingKeeper } from "./staking-keeper.js";
 import { STAKING_STORE, StakingKeys } from "./staking-keys.js";
+
+/**
+ * The Validators query's status filter, as Cosmos SDK 0.50 reads it: "" for all, else exactly one of the three
+ * bond statuses by its proto name (BOND_STATUS_BONDED, what Keplr and Telescope send); anything else, numbers and
+ * BOND_STATUS_UNSPECIFIED among them, is an InvalidArgument error.
+ */
+function validatorsStatusFilter(status: string): BondStatus | undefined {
+  if (status === "") return undefined;
+  const named = BondStatusSchema.values.find((v) => v.name === status && v.number !== BondStatus.UNSPECIFIED);
+  if (!named)
+    throw new ChainError("sdk", 18, GrpcCode.INVALID_ARGUMENT, `invalid validator status ${status}`);
+  return named.number;
+}
 
 export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): ServiceImpl<typeof Query> {
   const balance = async (ctx: Context, d: Delegation) => {
@@ -44,9 +59,7 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
   };
   return {
     async validators(ctx, req) {
-      const wanted = req.status ? BondStatus[req.status as keyof typeof BondStatus] : undefined;
-      if (req.status && wanted === undefined)
-        throw ChainError.wrap(SdkErrors.InvalidRequest, `invalid validator status ${req.status}`);
+      const wanted = validatorsStatusFilter(req.status);
       const { items, page } = await paginateSelected(
         ctx.kv(STAKING_STORE),
         StakingKeys.validator.prefix,

@@ -136,7 +136,14 @@ function setField(
 /** A URL text as the JSON value protojson expects for the field (numbers and bytes stay strings). */
 function textValue(field: DescField, text: string): JsonValue {
   const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind;
-  if (kind === "enum") return /^-?\d+$/.test(text) ? Number(text) : text;
+  if (kind === "enum" && "enum" in field && field.enum) {
+    // As grpc-gateway: an enum by its full proto name or by the number of one of its values.
+    const known = /^-?\d+$/.test(text)
+      ? field.enum.values.find((v) => v.number === Number(text))
+      : field.enum.values.find((v) => v.name === text);
+    if (!known) throw badInput(`${field.name}: ${JSON.stringify(text)} is not a valid ${field.enum.name}`);
+    return known.name;
+  }
   if (kind === "scalar" && isBool(field)) {
     if (text === "true" || text === "1") return true;
     if (text === "false" || text === "0") return false;
