@@ -37,7 +37,10 @@ describe.skipIf("missing" in cometbft)("one validator under CometBFT", () => {
     await useCometbftEngine(home);
     // Snapshots on: the embedded engine's kind cannot be taken under CometBFT, and the node says so once.
     const appToml = join(home, "config", "app.toml");
-    writeFileSync(appToml, readFileSync(appToml, "utf8").replace(/^snapshot-interval = 0$/m, "snapshot-interval = 2"));
+    writeFileSync(
+      appToml,
+      readFileSync(appToml, "utf8").replace(/^snapshot-interval = 0$/m, "snapshot-interval = 2"),
+    );
     const config = parse(readFileSync(join(home, "config", "config.toml"), "utf8")) as {
       rpc: { laddr: string };
     };
@@ -61,7 +64,9 @@ describe.skipIf("missing" in cometbft)("one validator under CometBFT", () => {
     expect(node.lines.join("\n")).toMatch(/InitChain .*validators=1/);
     // chaind's own lines about snapshots (CometBFT names its snapshot connection too).
     expect(node.lines.filter((l) => /snapshot/i.test(l) && !/module=abci-client/.test(l))).toEqual([
-      expect.stringMatching(/snapshot-interval is set, but snapshots are taken under the embedded engine only/),
+      expect.stringMatching(
+        /snapshot-interval is set, but snapshots are taken under the embedded engine only/,
+      ),
     ]);
     const status = await new NodeRpcClient(rpc).call<{
       node_info: { network: string; version: string };

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
+import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
 import { type Logger, silentLogger } from "@chaind/core/logger";
 import { ChainNode } from "chaind/chain/chain-node";
 import { Level } from "level";
@@ -27,7 +28,6 @@ import { sourceDiffers, sourceOf, writeSource } from "../../supervisor/src/artif
 import { BatchFeed } from "../../supervisor/src/batch-feed.js";
 import { addUpgradeCommand } from "../../supervisor/src/cli/visor-commands.js";
 import { genesisChainId } from "../../supervisor/src/genesis-chain-id.js";
-import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
 import { readHomeHeight } from "../../supervisor/src/home-height.js";
 import { NodeApi } from "../../supervisor/src/node-api.js";
 import { homeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";

@@ -100,8 +100,7 @@ describe("a block's txs within max_bytes and max_gas", () => {
           },
         }),
       );
-      expect(answer?.case).toBe("prepareProposal");
-      expect((answer?.value as { txs: Uint8Array[] }).txs).toEqual([txs[0]]);
+      expect(answer).toMatchObject({ case: "prepareProposal", value: { txs: [txs[0]] } });
 
       // A tx asking for more than a whole block holds is refused at once, as the SDK's ante handler does.
       const huge = await node.mempool.add(await send(2n, 300_001n));
