@@ -203,7 +203,9 @@ async function listen(): Promise<void> {
   const websocket = new WebSocketRpc(
     { ...settings.websocket, maxMessageBytes: settings.maxBodyBytes },
     {
-      call: (request, gone) => answerRequest(request, watchSignal(gone)),
+      // Capped as over HTTP: an answer past max_response_bytes becomes an error.
+      call: async (request, gone) =>
+        capped(await answerRequest(request, watchSignal(gone)), requestId(request)).text,
       subscribed: (any) => post({ kind: "subscribed", any }),
       logger,
     },
