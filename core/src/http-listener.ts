@@ -1,6 +1,7 @@
 import type { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 
 /** What the listener logs: a request whose handler failed. Any logger with `error` fits. */
 export interface HttpListenerLogger {
@@ -29,6 +30,8 @@ export interface HttpListenerOptions {
   onWriteTimeout?: (res: ServerResponse) => void;
   /** Connections served at once; more are dropped on accept. 0 or absent: no limit. */
   maxConnections?: number;
+  /** Takes over a request to switch protocols (a WebSocket); absent: such requests are dropped. */
+  onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 /**
@@ -66,6 +69,7 @@ export class HttpListener {
       ),
     );
     if (opts.maxConnections && opts.maxConnections > 0) server.maxConnections = opts.maxConnections;
+    if (opts.onUpgrade) server.on("upgrade", opts.onUpgrade);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(opts.port, opts.host, () => {

@@ -84,6 +84,36 @@ export const CONFIG_TOML = defineTable({
         unit: "bytes",
         doc: "The largest answer, single or batch (not a CometBFT key); a larger one is replaced by a JSON-RPC error.",
       }),
+      maxSubscriptionClients: setting({
+        name: "max_subscription_clients",
+        type: whole,
+        default: 100,
+        doc: "WebSocket connections (/websocket) that may hold subscriptions at once; one more subscribe is refused.",
+      }),
+      maxSubscriptionsPerClient: setting({
+        name: "max_subscriptions_per_client",
+        type: whole,
+        default: 5,
+        doc: "Queries one WebSocket connection may subscribe to at once.",
+      }),
+      subscriptionBufferSize: setting({
+        name: "experimental_subscription_buffer_size",
+        type: tomlWholeNumber({ min: 100 }),
+        default: 200,
+        doc: "Events one subscription may have waiting for a client that reads too slowly; past it the subscription is cancelled (at least 100).",
+      }),
+      webSocketWriteBufferSize: setting({
+        name: "experimental_websocket_write_buffer_size",
+        type: positive,
+        default: 200,
+        doc: "Answers and events one WebSocket connection may have unsent before its subscriptions' buffers fill (at least experimental_subscription_buffer_size).",
+      }),
+      closeOnSlowClient: setting({
+        name: "experimental_close_on_slow_client",
+        type: tomlBool,
+        default: false,
+        doc: "When true, a WebSocket client whose subscription buffer overflows is disconnected instead of only losing that subscription.",
+      }),
     }),
     p2p: section("p2p", "P2P Configuration Options", {
       laddr: setting({
@@ -154,6 +184,17 @@ export const CONFIG_TOML = defineTable({
       }),
     }),
   },
+  check: (c) =>
+    // CometBFT's rule: a write buffer smaller than a subscription's buffer drops clients needlessly.
+    c.rpc.webSocketWriteBufferSize < c.rpc.subscriptionBufferSize
+      ? [
+          {
+            key: "rpc.experimental_websocket_write_buffer_size",
+            expected: `at least experimental_subscription_buffer_size (${c.rpc.subscriptionBufferSize})`,
+            got: c.rpc.webSocketWriteBufferSize,
+          },
+        ]
+      : [],
 });
 
 export type NodeConfig = ConfigOf<typeof CONFIG_TOML.entries>;

@@ -17,6 +17,7 @@ import {
 } from "@chaind/proto/tendermint/types/types_pb";
 import { BlockIDFlag } from "@chaind/proto/tendermint/types/validator_pb";
 import type { App, FinalizeBlockResult } from "../app/app.js";
+import type { AbciEvent } from "../app/events.js";
 import { txHash } from "../app/tx-hash.js";
 import type { TxResult } from "../app/tx-result.js";
 import { sha256 } from "../crypto/sha256.js";
@@ -49,7 +50,10 @@ export interface CommittedBlock {
   height: number;
   block: Block;
   hash: Uint8Array;
+  blockId: BlockID;
   txResults: TxResult[];
+  /** The block-level events of FinalizeBlock (begin and end block phases). */
+  events: AbciEvent[];
   appHash: Uint8Array;
   ms: number;
 }
@@ -216,16 +220,18 @@ export class BlockProducer {
     const unapplied = blocks.unappliedHeight;
     let block: Block;
     let hash: Uint8Array;
+    let blockId: BlockID;
     let saving: Promise<void> | undefined;
     if (unapplied === undefined) {
-      ({ block, hash, saving } = await this.newBlock());
+      ({ block, hash, blockId, saving } = await this.newBlock());
     } else {
       const meta = await blocks.meta(unapplied);
       const stored = await blocks.block(unapplied);
       if (!meta || !stored) throw new Error(`saved block ${unapplied} cannot be read back`);
       this.deps.logger.info("executing saved block", { height: unapplied });
       block = stored;
-      hash = meta.blockId!.hash;
+      blockId = meta.blockId!;
+      hash = blockId.hash;
     }
     const header = block.header!;
     const height = Number(header.height);
@@ -253,14 +259,28 @@ export class BlockProducer {
       block_hash: toHexUpper(hash),
       ms,
     });
-    return { height, block, hash, txResults: result.txResults, appHash, ms };
+    return {
+      height,
+      block,
+      hash,
+      blockId,
+      txResults: result.txResults,
+      events: result.events,
+      appHash,
+      ms,
+    };
   }
 
   /**
    * Makes the next block from the mempool and starts saving it (`saving` settles once it is synced); everything
    * in it is known before execution.
    */
-  private async newBlock(): Promise<{ block: Block; hash: Uint8Array; saving: Promise<void> }> {
+  private async newBlock(): Promise<{
+    block: Block;
+    hash: Uint8Array;
+    blockId: BlockID;
+    saving: Promise<void>;
+  }> {
     const { app, blocks, mempool, signer } = this.deps;
     const height = blocks.nextHeight;
     // The chain's first block (1, or genesis initial_height) has no block before it.
@@ -342,6 +362,6 @@ export class BlockProducer {
     const saving = blocks
       .save(block, meta, blockBytes)
       .then(() => this.precommit(height, blockId, header.time!));
-    return { block, hash, saving: saving.then(() => {}) };
+    return { block, hash, blockId, saving: saving.then(() => {}) };
   }
 }

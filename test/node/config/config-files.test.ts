@@ -79,6 +79,12 @@ const CONFIG_KEYS = {
     max_open_connections: 900,
     max_request_batch_size: 10,
     max_response_bytes: 67108864,
+    // CometBFT's WebSocket subscription bounds, with its defaults.
+    max_subscription_clients: 100,
+    max_subscriptions_per_client: 5,
+    experimental_subscription_buffer_size: 200,
+    experimental_websocket_write_buffer_size: 200,
+    experimental_close_on_slow_client: false,
   },
   p2p: {
     laddr: "tcp://127.0.0.1:26656",
@@ -284,6 +290,20 @@ create_empty_blocks_interval = "0s"
     expect(() => readNodeConfig(broken)).toThrow(new RegExp(`^invalid TOML in ${broken}: `));
     // client.toml alone may be absent.
     expect(readClientConfig(join(dir, "client.toml"))).toEqual(defaultClientConfig(""));
+  });
+
+  it("refuse WebSocket buffers below CometBFT's floors", () => {
+    const path = write(
+      "config.toml",
+      "[rpc]\nexperimental_subscription_buffer_size = 300\nexperimental_websocket_write_buffer_size = 250\n",
+    );
+    expect(() => readNodeConfig(path)).toThrow(
+      `${path}: rpc.experimental_websocket_write_buffer_size: expected at least experimental_subscription_buffer_size (300), got 250`,
+    );
+    const small = write("config.toml", "[rpc]\nexperimental_subscription_buffer_size = 99\n");
+    expect(() => readNodeConfig(small)).toThrow(
+      /experimental_subscription_buffer_size: expected a whole number ≥ 100/,
+    );
   });
 
   it("validate custom pruning once, while reading, against Cosmos's floors", () => {

@@ -8,6 +8,8 @@ export const JsonRpcErrorCode = {
   INVALID_PARAMS: -32602,
   /** CometBFT answers every failure inside a method with it, "not found" included. */
   INTERNAL_ERROR: -32603,
+  /** A subscription the server ended (its client too slow, or the node stopping). */
+  SERVER_ERROR: -32000,
 } as const;
 
 export type JsonRpcErrorCode = (typeof JsonRpcErrorCode)[keyof typeof JsonRpcErrorCode];
@@ -23,7 +25,7 @@ export class JsonRpcError extends Error {
   }
 
   static parseError(detail: string): JsonRpcError {
-    return new JsonRpcError(JsonRpcErrorCode.PARSE_ERROR, "Parse error", detail);
+    return new JsonRpcError(JsonRpcErrorCode.PARSE_ERROR, "Parse error. Invalid JSON", detail);
   }
 
   static invalidRequest(detail: string): JsonRpcError {
@@ -40,6 +42,10 @@ export class JsonRpcError extends Error {
 
   static internal(detail: string): JsonRpcError {
     return new JsonRpcError(JsonRpcErrorCode.INTERNAL_ERROR, "Internal error", detail);
+  }
+
+  static server(detail: string): JsonRpcError {
+    return new JsonRpcError(JsonRpcErrorCode.SERVER_ERROR, "Server error", detail);
   }
 }
 

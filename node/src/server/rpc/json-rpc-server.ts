@@ -3,8 +3,16 @@ import type { Logger } from "@chaind/core/logger";
 import { spawnThread } from "@chaind/core/thread-script";
 import { ConcurrencyGate, type ConcurrencyGateOptions } from "../../app/concurrency-gate.js";
 import { defaultNodeConfig } from "../../config/node-config.js";
+import type { CommittedBlock } from "../../consensus/block-producer.js";
+import { cometEvents } from "./comet-events.js";
 import { errorAnswer, JsonRpcError, JsonRpcErrorCode, type RpcId, requestId } from "./json-rpc-error.js";
-import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
+import type {
+  FromRpcThread,
+  RpcAnswer,
+  RpcThreadSettings,
+  ToRpcThread,
+  WebSocketSettings,
+} from "./rpc-thread-messages.js";
 import { RPC_THREAD_SCRIPT } from "./rpc-thread-script.js";
 
 export type RpcParams = Record<string, unknown>;
@@ -55,12 +63,22 @@ export interface JsonRpcServerOptions {
   maxResponseBytes?: number;
   /** How many calls of `large` methods run at once and wait; default LARGE_ANSWER_CONCURRENCY. */
   largeAnswers?: ConcurrencyGateOptions;
+  /** Subscription bounds at `/websocket`; config.toml's defaults (CometBFT's) for those not given. */
+  websocket?: Partial<WebSocketSettings>;
+}
+
+/** Where committed blocks come from, for WebSocket subscriptions: the embedded engine's block producer. */
+export interface CommitSource {
+  onCommit(fn: (b: CommittedBlock) => void): () => void;
 }
 
 const RPC_DEFAULTS = defaultNodeConfig("").rpc;
 
 /** CometBFT's default `rpc.max_open_connections` (config.toml's default). */
 const DEFAULT_RPC_MAX_OPEN_CONNECTIONS = RPC_DEFAULTS.maxOpenConnections;
+
+/** CometBFT pings a WebSocket client every 27 s and drops one that has not answered within 30 s. */
+const WEBSOCKET_PING_PERIOD_MS = 27_000;
 
 /** CometBFT's RPC write timeout (its server's default; the node raises it above timeout_broadcast_tx_commit). */
 export const DEFAULT_RPC_WRITE_TIMEOUT_MS = 10_000;
@@ -93,14 +111,16 @@ export class JsonRpcServer {
     /** Where it listens (`http://127.0.0.1:26657`). */
     readonly address: string,
     private readonly closed: Promise<void>,
+    private readonly stopEvents: () => void,
   ) {}
 
   static async start(
     opts: JsonRpcServerOptions,
     methods: ReadonlyMap<string, RpcMethod>,
-    deps: { logger: Logger; thread?: Worker },
+    deps: { logger: Logger; thread?: Worker; commits?: CommitSource },
   ): Promise<JsonRpcServer> {
     const { logger } = deps;
+    const ws = opts.websocket ?? {};
     const settings: RpcThreadSettings = {
       host: opts.host,
       port: opts.port,
@@ -111,6 +131,14 @@ export class JsonRpcServer {
       maxBatchSize: opts.maxBatchSize ?? DEFAULT_RPC_MAX_BATCH_SIZE,
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES,
       methodNames: [...methods.keys()].sort(),
+      websocket: {
+        maxSubscriptionClients: ws.maxSubscriptionClients ?? RPC_DEFAULTS.maxSubscriptionClients,
+        maxSubscriptionsPerClient: ws.maxSubscriptionsPerClient ?? RPC_DEFAULTS.maxSubscriptionsPerClient,
+        subscriptionBufferSize: ws.subscriptionBufferSize ?? RPC_DEFAULTS.subscriptionBufferSize,
+        writeBufferSize: ws.writeBufferSize ?? RPC_DEFAULTS.webSocketWriteBufferSize,
+        closeOnSlowClient: ws.closeOnSlowClient ?? RPC_DEFAULTS.closeOnSlowClient,
+        pingPeriodMs: ws.pingPeriodMs ?? WEBSOCKET_PING_PERIOD_MS,
+      },
     };
     const thread = deps.thread ?? spawnRpcThread();
     const runner: CallRunner = {
@@ -153,8 +181,18 @@ export class JsonRpcServer {
     const closed = new Promise<void>((resolve) => {
       closing = resolve;
     });
+    // Block events cost the producer nothing until a WebSocket client subscribes; then each commit's events are
+    // built once and handed over in one message, and the thread matches them to the subscriptions.
+    let subscribed = false;
+    const stopEvents =
+      deps.commits?.onCommit((b) => {
+        if (subscribed) thread.postMessage({ kind: "events", list: cometEvents(b) } satisfies ToRpcThread);
+      }) ?? (() => {});
     thread.on("message", (m: FromRpcThread) => {
       switch (m.kind) {
+        case "subscribed":
+          subscribed = m.any;
+          return;
         case "request":
           void answerRequest(runner, m.request, begun(m.n)).then((text) => {
             calls.delete(m.n);
@@ -198,8 +236,9 @@ export class JsonRpcServer {
       const address = await started;
       // From here the node's own work keeps the process alive; a node that ends must not wait for its RPC.
       thread.unref();
-      return new JsonRpcServer(thread, address, closed);
+      return new JsonRpcServer(thread, address, closed, stopEvents);
     } catch (e) {
+      stopEvents();
       await thread.terminate();
       throw e;
     }
@@ -209,6 +248,7 @@ export class JsonRpcServer {
   async close(): Promise<void> {
     // Held again while it closes: a node stopping has little else left to keep the process alive meanwhile.
     this.thread.ref();
+    this.stopEvents();
     this.thread.postMessage({ kind: "close" } satisfies ToRpcThread);
     await this.closed;
     await this.thread.terminate();

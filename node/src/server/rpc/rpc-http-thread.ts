@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { parentPort } from "node:worker_threads";
 import { HttpListener } from "@chaind/core/http-listener";
 import { readLimitedBody } from "../limited-body.js";
+import type { CometEvent } from "./comet-events.js";
 import { errorAnswer, JsonRpcError, type RpcId, requestId } from "./json-rpc-error.js";
 import type { FromRpcThread, RpcAnswer, RpcThreadSettings, ToRpcThread } from "./rpc-thread-messages.js";
+import { WebSocketRpc } from "./websocket-rpc.js";
 
 // The RPC's HTTP side, on a thread of its own (json-rpc-server.ts starts it): reading requests, parsing their
 // JSON and writing answers cost a node's main thread more than CheckTx itself when clients send txs one by
@@ -36,8 +38,25 @@ function nestedTooDeep(value: unknown): boolean {
   return false;
 }
 
+/** What a call watches to learn its client left: an HTTP answer, or a WebSocket client's signal. */
+interface ClientWatch {
+  readonly destroyed: boolean;
+  once(event: "close", listener: () => void): unknown;
+  off(event: "close", listener: () => void): unknown;
+}
+
+function watchSignal(signal: AbortSignal): ClientWatch {
+  return {
+    get destroyed() {
+      return signal.aborted;
+    },
+    once: (_, listener) => signal.addEventListener("abort", listener, { once: true }),
+    off: (_, listener) => signal.removeEventListener("abort", listener),
+  };
+}
+
 /** One JSON-RPC request's answer as JSON text, from the node's thread. */
-async function answerRequest(request: unknown, res: ServerResponse): Promise<string> {
+async function answerRequest(request: unknown, res: ClientWatch): Promise<string> {
   if (nestedTooDeep(request)) {
     const why = `the request nests deeper than ${MAX_REQUEST_DEPTH} levels`;
     return JSON.stringify(errorAnswer(requestId(request), JsonRpcError.invalidRequest(why)));
@@ -53,7 +72,7 @@ function remote(
   call:
     | { kind: "request"; request: unknown }
     | { kind: "uri"; name: string; params: Record<string, unknown> },
-  res: ServerResponse,
+  res: ClientWatch,
 ): Promise<RpcAnswer> {
   const n = nextCall++;
   return new Promise((resolve) => {
@@ -181,6 +200,16 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 async function listen(): Promise<void> {
   let listener: HttpListener;
+  const websocket = new WebSocketRpc(
+    { ...settings.websocket, maxMessageBytes: settings.maxBodyBytes },
+    {
+      // Capped as over HTTP: an answer past max_response_bytes becomes an error.
+      call: async (request, gone) =>
+        capped(await answerRequest(request, watchSignal(gone)), requestId(request)).text,
+      subscribed: (any) => post({ kind: "subscribed", any }),
+      logger,
+    },
+  );
   try {
     listener = await HttpListener.start(
       {
@@ -190,19 +219,30 @@ async function listen(): Promise<void> {
         readTimeoutMs: settings.readTimeoutMs,
         writeTimeoutMs: settings.writeTimeoutMs,
         maxConnections: settings.maxOpenConnections,
+        onUpgrade: (req, socket, head) => {
+          if (new URL(req.url ?? "/", "http://rpc").pathname === "/websocket")
+            websocket.upgrade(req, socket, head);
+          else socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n");
+        },
       },
       handle,
       { logger },
     );
   } catch (e) {
+    websocket.close();
     post({ kind: "listen-failed", message: (e as Error).message });
     return;
   }
-  closeListener = () => listener.close();
+  publish = (events) => websocket.publish(events);
+  closeListener = () => {
+    websocket.close();
+    return listener.close();
+  };
   post({ kind: "listening", address: listener.address });
 }
 
 let closeListener = async () => {};
+let publish = (_events: CometEvent[]) => {};
 
 port.on("message", (m: ToRpcThread) => {
   switch (m.kind) {
@@ -216,6 +256,9 @@ port.on("message", (m: ToRpcThread) => {
         waiting.delete(a.n);
         resolve?.(a);
       }
+      return;
+    case "events":
+      publish(m.list);
       return;
     case "close":
       void closeListener().then(() => post({ kind: "closed" }));

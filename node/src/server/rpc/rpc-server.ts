@@ -14,6 +14,11 @@ export const startRpcServer: NodeServerFactory<ChainNode> = async (node, deps) =
     maxOpenConnections,
     maxRequestBatchSize,
     maxResponseBytes,
+    maxSubscriptionClients,
+    maxSubscriptionsPerClient,
+    subscriptionBufferSize,
+    webSocketWriteBufferSize,
+    closeOnSlowClient,
   } = node.nodeConfig.rpc;
   if (!laddr) {
     // Switched off: the thread `chaind start` spawned ahead is not needed.
@@ -33,9 +38,16 @@ export const startRpcServer: NodeServerFactory<ChainNode> = async (node, deps) =
       maxOpenConnections,
       maxBatchSize: maxRequestBatchSize,
       maxResponseBytes,
+      websocket: {
+        maxSubscriptionClients,
+        maxSubscriptionsPerClient,
+        subscriptionBufferSize,
+        writeBufferSize: webSocketWriteBufferSize,
+        closeOnSlowClient,
+      },
     },
     rpcMethods(node),
-    { logger: deps.logger.child("rpc"), thread: deps.rpcThread },
+    { logger: deps.logger.child("rpc"), thread: deps.rpcThread, commits: node.producer },
   );
   return { name: "rpc", address: server.address, close: () => server.close() };
 };

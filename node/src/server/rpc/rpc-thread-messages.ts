@@ -1,3 +1,5 @@
+import type { CometEvent } from "./comet-events.js";
+
 /** What the RPC thread listens with: every limit resolved, so it loads none of the node's config code. */
 export interface RpcThreadSettings {
   host: string;
@@ -10,6 +12,19 @@ export interface RpcThreadSettings {
   maxResponseBytes: number;
   /** For `GET /`, which lists them. */
   methodNames: string[];
+  /** WebSocket subscriptions at `/websocket`, with CometBFT's bounds. */
+  websocket: WebSocketSettings;
+}
+
+/** config.toml [rpc]'s subscription bounds (CometBFT's keys); a message is at most max_body_bytes, as CometBFT. */
+export interface WebSocketSettings {
+  maxSubscriptionClients: number;
+  maxSubscriptionsPerClient: number;
+  subscriptionBufferSize: number;
+  writeBufferSize: number;
+  closeOnSlowClient: boolean;
+  /** How often the server pings; a client silent since the last ping is dropped (CometBFT: 27 s of 30 s). */
+  pingPeriodMs: number;
 }
 
 /** From the RPC thread to the node. `n` numbers a call until its answer comes back. */
@@ -23,6 +38,8 @@ export type FromRpcThread =
   | { kind: "uri"; n: number; name: string; params: Record<string, unknown> }
   /** Call `n`'s client is gone (it closed the connection, or the write timeout did): its work can stop. */
   | { kind: "gone"; n: number }
+  /** Whether any WebSocket client subscribes: the node sends block events only while one does. */
+  | { kind: "subscribed"; any: boolean }
   | { kind: "closed" };
 
 /** A call's answer as JSON text; `status` is the HTTP status of a URI-form call's answer. */
@@ -37,4 +54,6 @@ export type ToRpcThread =
   /** The first message: the thread boots before the node has opened its store, and listens once told how. */
   | { kind: "listen"; settings: RpcThreadSettings }
   | { kind: "answers"; list: RpcAnswer[] }
+  /** A committed block's events, for the subscriptions that match them. */
+  | { kind: "events"; list: CometEvent[] }
   | { kind: "close" };
