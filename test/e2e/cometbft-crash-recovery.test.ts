@@ -81,6 +81,20 @@ describe.skipIf("missing" in cometbft)("a CometBFT node killed in the middle of 
       return m ? [Number(m[1])] : [];
     });
 
+  /**
+   * A start after the App fell one block behind CometBFT's store: the handshake hands it block `stored` again,
+   * and blocks after it only commit if that gave the app hash the chain already recorded.
+   */
+  const restartReplaying = async (stored: number) => {
+    node = start();
+    await node.waitFor(
+      new RegExp(`ABCI Replay Blocks\\s+module=consensus appHeight=${stored - 1} storeHeight=${stored}\\b`),
+      60_000,
+    );
+    await node.waitFor(new RegExp(`committed state\\s+module=state height=${stored + 2}\\b`), 60_000);
+    expect(node.lines.join("\n")).not.toMatch(/CONSENSUS FAILURE|wrong Block\.Header\.AppHash/);
+  };
+
   it("chaind killed after running FinalizeBlock, before answering it: the handshake replays that block", async () => {
     node = start();
     await node.waitFor(/committed state\s+module=state height=2\b/, 60_000);
@@ -95,15 +109,8 @@ describe.skipIf("missing" in cometbft)("a CometBFT node killed in the middle of 
     expect(ended.signal ?? ended.exitCode, crashing.lines.slice(-5).join("\n")).toBe("SIGKILL");
     expect(Math.max(...committed(crashing))).toBe(crashAt - 1);
 
-    node = start();
-    // CometBFT stored block `crashAt`; the App is one block behind it, and gets that block again.
-    await node.waitFor(
-      new RegExp(`ABCI Replay Blocks\\s+module=consensus appHeight=${crashAt - 1} storeHeight=${crashAt}\\b`),
-      60_000,
-    );
-    // Blocks after it only commit if the replayed block gave the app hash the chain already recorded.
-    await node.waitFor(new RegExp(`committed state\\s+module=state height=${crashAt + 2}\\b`), 60_000);
-    expect(node.lines.join("\n")).not.toMatch(/CONSENSUS FAILURE|wrong Block\.Header\.AppHash/);
+    // CometBFT stored block `crashAt`; the App is one block behind it.
+    await restartReplaying(crashAt);
     expect(await bobBalance()).toBe(balance);
     await send();
     expect(await bobBalance()).toBe(balance + 1n);
@@ -122,20 +129,13 @@ describe.skipIf("missing" in cometbft)("a CometBFT node killed in the middle of 
     const stored = Number(stopped.sync_info.latest_block_height);
     // Stopped between blocks, the App has run every block CometBFT stored.
     expect(stored).toBe(last);
-    const header = await (async () => {
-      const r = await chaind(["rollback", "--home", home, "--cometbft", bin]);
-      expect(r.exitCode, r.stderr).toBe(0);
-      return r.stdout;
-    })();
-    expect(header).toMatch(new RegExp(`^Rolled back state to height ${last - 1} and hash [0-9A-F]{64}$`));
-
-    node = start();
-    await node.waitFor(
-      new RegExp(`ABCI Replay Blocks\\s+module=consensus appHeight=${last - 1} storeHeight=${last}\\b`),
-      60_000,
+    const rolled = await chaind(["rollback", "--home", home, "--cometbft", bin]);
+    expect(rolled.exitCode, rolled.stderr).toBe(0);
+    expect(rolled.stdout).toMatch(
+      new RegExp(`^Rolled back state to height ${last - 1} and hash [0-9A-F]{64}$`),
     );
-    await node.waitFor(new RegExp(`committed state\\s+module=state height=${last + 2}\\b`), 60_000);
-    expect(node.lines.join("\n")).not.toMatch(/CONSENSUS FAILURE|wrong Block\.Header\.AppHash/);
+
+    await restartReplaying(last);
     expect(await bobBalance()).toBe(balance);
 
     // Refused while the node runs, naming why; nothing moves.
