@@ -109,7 +109,8 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     await net.proposeUpgrade({ name: "v2", height: second, info: rel.v2!.planInfo });
     const plan = await net.rest<{ plan: { height: string } }>("/sdk/upgrade/v1beta1/current_plan");
     expect(plan.body.plan.height).toBe(String(second));
-    await net.waitForHeight(first + 2);
+    // Read from the node's log: polling with `chaind status` would start a CLI process every 200 ms meanwhile.
+    await net.waitForLine(new RegExp(`committed block .*height=${first + 2} `), 90_000, true);
     expect(net.lines.some((l) => l.includes("NEEDED"))).toBe(false);
 
     // The operator skips the rescheduled height: the node drops the plan there and goes on under v1.
@@ -118,7 +119,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // A comma list, as Cosmos's int-slice flag takes it; visor reads the same list from the daemon's args.
     await net.start(["--unsafe-skip-upgrades", `${second + 1000},${second}`]);
     await net.waitForLine(new RegExp(`UPGRADE "v2" SKIPPED at ${second}`), 60_000);
-    await net.waitForHeight(second + 2);
+    await net.waitForLine(new RegExp(`committed block .*height=${second + 2} `), 60_000);
     expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({
       plan: null,
     });
