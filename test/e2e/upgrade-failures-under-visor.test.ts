@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
 // The three chains are independent and mostly wait on blocks, so they run side by side. A proposal passes in
-// about 8 s (6 s of voting, as in the stock cosmovisor e2e, and two CLI runs); plan heights leave it twice
-// that or more (100 blocks, 20 s) while three chains and another test file share two cores.
+// about 12 s (10 s of voting, which the vote needs to land on a loaded machine, and two CLI runs); plan heights
+// leave it twice that (120 blocks, 24 s) while three chains and another test file share two cores.
 describe.concurrent("upgrades under visor when things go wrong, and ahead of time", () => {
   let dir: string;
   let server: ReleaseServer;
@@ -30,7 +30,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
       dir: join(dir, name),
       genesisBinary: rel.v1!.binary,
       blockTime: "200ms",
-      votingPeriod: "6s",
+      votingPeriod: "10s",
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", ...visorEnv },
     });
     ctx.onTestFinished(() => net.stop());
@@ -43,7 +43,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // Its own server, so the pre-fetch test's request count sees only its own downloads.
     const own = await ReleaseServer.start({ dir: join(dir, "releases") });
     ctx.onTestFinished(() => own.close());
-    const height = (await net.height()) + 100;
+    const height = (await net.height()) + 120;
     const wrong = rel
       .v2!.planInfo.replaceAll(server.url, own.url)
       .replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
@@ -74,7 +74,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
   it("pre-fetches the scheduled binary before the halt, and a cancelled plan leaves nothing behind", async (ctx) => {
     const net = await testnet(ctx, "prefetch");
     const archive = rel.v2!.archive.split("/").pop()!;
-    const cancelHeight = (await net.height()) + 140;
+    const cancelHeight = (await net.height()) + 180;
     await net.proposeUpgrade({ name: "v3", height: cancelHeight, info: rel.v3!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v3/, 30_000, true);
     // Staged for the halt to check against upgrade-info.json, not installed where a binary would run.
@@ -88,7 +88,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     expect(existsSync(join(net.home, "cosmovisor", "prefetch", "v3"))).toBe(false);
 
     const fetchedBefore = server.requests.get(archive) ?? 0;
-    const height = (await net.height()) + 100;
+    const height = (await net.height()) + 120;
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v2/, 30_000, true);
     net.mark();
@@ -102,8 +102,8 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
 
   it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async (ctx) => {
     const net = await testnet(ctx, "reschedule", { VISOR_PREFETCH: "false" });
-    // Far enough ahead for two proposals (about 8 s each) to pass before it, with room to spare.
-    const first = (await net.height()) + 150;
+    // Far enough ahead for two proposals (about 12 s each) to pass before it, with room to spare.
+    const first = (await net.height()) + 180;
     await net.proposeUpgrade({ name: "v2", height: first, info: rel.v2!.planInfo });
     const second = first + 40;
     await net.proposeUpgrade({ name: "v2", height: second, info: rel.v2!.planInfo });
