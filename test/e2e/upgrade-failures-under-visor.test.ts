@@ -7,8 +7,9 @@ import { execa } from "execa";
 import { beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
-// The three chains are independent and mostly wait on blocks, so they run side by side. Plan heights leave
-// room (150 blocks, 30 s) for a proposal to pass while three chains and another test file share two cores.
+// The three chains are independent and mostly wait on blocks, so they run side by side. A proposal passes in
+// about 12 s (10 s of voting, which the vote needs to land on a loaded machine, and two CLI runs); plan heights
+// leave it twice that (120 blocks, 24 s) while three chains and another test file share two cores.
 describe.concurrent("upgrades under visor when things go wrong, and ahead of time", () => {
   let dir: string;
   let server: ReleaseServer;
@@ -42,7 +43,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // Its own server, so the pre-fetch test's request count sees only its own downloads.
     const own = await ReleaseServer.start({ dir: join(dir, "releases") });
     ctx.onTestFinished(() => own.close());
-    const height = (await net.height()) + 150;
+    const height = (await net.height()) + 120;
     const wrong = rel
       .v2!.planInfo.replaceAll(server.url, own.url)
       .replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
@@ -73,7 +74,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
   it("pre-fetches the scheduled binary before the halt, and a cancelled plan leaves nothing behind", async (ctx) => {
     const net = await testnet(ctx, "prefetch");
     const archive = rel.v2!.archive.split("/").pop()!;
-    const cancelHeight = (await net.height()) + 200;
+    const cancelHeight = (await net.height()) + 180;
     await net.proposeUpgrade({ name: "v3", height: cancelHeight, info: rel.v3!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v3/, 30_000, true);
     // Staged for the halt to check against upgrade-info.json, not installed where a binary would run.
@@ -87,7 +88,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     expect(existsSync(join(net.home, "cosmovisor", "prefetch", "v3"))).toBe(false);
 
     const fetchedBefore = server.requests.get(archive) ?? 0;
-    const height = (await net.height()) + 150;
+    const height = (await net.height()) + 120;
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
     await net.waitForLine(/pre-fetched and verified .*plan=v2/, 30_000, true);
     net.mark();
@@ -101,14 +102,15 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
 
   it("a rescheduled plan passes its old height; a height skipped with --unsafe-skip-upgrades passes too", async (ctx) => {
     const net = await testnet(ctx, "reschedule", { VISOR_PREFETCH: "false" });
-    // Far enough ahead for two proposals (about 12 s each at 200 ms blocks) to pass before it.
-    const first = (await net.height()) + 200;
+    // Far enough ahead for two proposals (about 12 s each) to pass before it, with room to spare.
+    const first = (await net.height()) + 180;
     await net.proposeUpgrade({ name: "v2", height: first, info: rel.v2!.planInfo });
     const second = first + 40;
     await net.proposeUpgrade({ name: "v2", height: second, info: rel.v2!.planInfo });
     const plan = await net.rest<{ plan: { height: string } }>("/sdk/upgrade/v1beta1/current_plan");
     expect(plan.body.plan.height).toBe(String(second));
-    await net.waitForHeight(first + 2);
+    // Read from the node's log: polling with `chaind status` would start a CLI process every 200 ms meanwhile.
+    await net.waitForLine(new RegExp(`committed block .*height=${first + 2} `), 90_000, true);
     expect(net.lines.some((l) => l.includes("NEEDED"))).toBe(false);
 
     // The operator skips the rescheduled height: the node drops the plan there and goes on under v1.
@@ -117,7 +119,7 @@ describe.concurrent("upgrades under visor when things go wrong, and ahead of tim
     // A comma list, as Cosmos's int-slice flag takes it; visor reads the same list from the daemon's args.
     await net.start(["--unsafe-skip-upgrades", `${second + 1000},${second}`]);
     await net.waitForLine(new RegExp(`UPGRADE "v2" SKIPPED at ${second}`), 60_000);
-    await net.waitForHeight(second + 2);
+    await net.waitForLine(new RegExp(`committed block .*height=${second + 2} `), 60_000);
     expect((await net.rest<{ plan: null }>("/sdk/upgrade/v1beta1/current_plan")).body).toEqual({
       plan: null,
     });

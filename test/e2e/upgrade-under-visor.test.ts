@@ -23,7 +23,9 @@ describe("unattended upgrades v1 -> v2 -> v3 under visor, binaries downloaded an
       dir: join(dir, "net"),
       genesisBinary: rel.v1!.binary,
       blockTime: "200ms",
-      votingPeriod: "10s",
+      // Eight seconds leave the validator's vote time to land on a loaded machine; each plan height then leaves
+      // the proposal about twice the time it takes to pass.
+      votingPeriod: "8s",
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
     });
     await net.start();
@@ -36,7 +38,7 @@ describe("unattended upgrades v1 -> v2 -> v3 under visor, binaries downloaded an
   });
 
   async function upgradeTo(name: "v2" | "v3"): Promise<number> {
-    const height = (await net.height()) + 130;
+    const height = (await net.height()) + 100;
     net.mark();
     await net.proposeUpgrade({ name, height, info: rel[name]!.planInfo });
     const plan = await net.rest<{ plan: { name: string; height: string } }>(

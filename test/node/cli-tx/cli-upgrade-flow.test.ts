@@ -177,22 +177,17 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
         /^Error: --upgrade-info: unsupported URL scheme ftp: in ftp:\/\/127.0.0.1\/plan.json/,
       ],
     ];
-    for (const [args, re] of cases) {
-      const r = await cli(...args);
+    // Each mistake is a CLI process of its own and none changes what another sees: they run at once.
+    const [down, ...results] = await Promise.all([
+      chaind(["query", "bank", "balances", bob, "--home", home, "--node", "tcp://127.0.0.1:1"]),
+      ...cases.map(([args]) => cli(...args)),
+    ]);
+    for (const [i, [args, re]] of cases.entries()) {
+      const r = results[i];
       expect(r.exitCode, args.join(" ")).not.toBe(0);
       expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
       expect(r.stderr.trim(), args.join(" ")).toMatch(re);
     }
-    const down = await chaind([
-      "query",
-      "bank",
-      "balances",
-      bob,
-      "--home",
-      home,
-      "--node",
-      "tcp://127.0.0.1:1",
-    ]);
     expect(down.exitCode).not.toBe(0);
     expect(down.stderr.trim()).toMatch(/^Error: cannot reach node at http:\/\/127\.0\.0\.1:1/);
   });
@@ -271,8 +266,9 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
 
   it("schedules an upgrade by proposal and vote; the node halts at the height with upgrade-info.json and exit code 3", async () => {
     const status = JSON.parse((await cli("status")).stdout);
-    // 150 blocks of 200 ms: room for the seven CLI runs below on a loaded machine before the node halts.
-    const height = Number(status.sync_info.latest_block_height) + 150;
+    // 125 blocks of 200 ms: room for the proposal to pass (three CLI runs and 10 s of voting) and the four queries
+    // after it (run at once) on a loaded machine before the node halts.
+    const height = Number(status.sync_info.latest_block_height) + 125;
     const info = JSON.stringify({
       binaries: { "linux/amd64": `http://127.0.0.1:1/c.tar.gz?checksum=sha256:${"a".repeat(64)}` },
     });
@@ -318,16 +314,22 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     );
     expect(voted.exitCode, voted.stderr).toBe(0);
     await node.waitFor(/proposal tallied .*result=proposal_passed/, 20_000);
+    const api = (await node.waitFor(/\bapi listening address=(\S+)/))[1];
+    const [planJson, planText, rest, versionsRun, unknown] = await Promise.all([
+      cli("query", "upgrade", "plan", "-o", "json"),
+      cli("query", "upgrade", "plan", "-o", "text"),
+      fetch(`${api}/cosmos/upgrade/v1beta1/current_plan`).then((r) => r.text()),
+      cli("query", "upgrade", "module_versions", "gov", "-o", "json"),
+      cli("query", "upgrade", "module_versions", "nope"),
+    ]);
     // Spec 2.1, exactly: time as Go's zero time and upgraded_client_state null; text is Cosmos' YAML (sorted
     // keys, the int64 quoted).
-    expect((await cli("query", "upgrade", "plan", "-o", "json")).stdout).toBe(
+    expect(planJson.stdout).toBe(
       `${JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: String(height), info, upgraded_client_state: null })}`,
     );
-    expect((await cli("query", "upgrade", "plan", "-o", "text")).stdout).toBe(
+    expect(planText.stdout).toBe(
       `height: "${height}"\ninfo: '${info}'\nname: v2\ntime: "0001-01-01T00:00:00Z"\nupgraded_client_state: null`,
     );
-    const api = (await node.waitFor(/\bapi listening address=(\S+)/))[1];
-    const rest = await (await fetch(`${api}/cosmos/upgrade/v1beta1/current_plan`)).text();
     expect(rest).toBe(
       JSON.stringify({
         plan: {
@@ -339,11 +341,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
         },
       }),
     );
-    const versions = JSON.parse(
-      (await cli("query", "upgrade", "module_versions", "gov", "-o", "json")).stdout,
-    );
-    expect(versions.module_versions).toEqual([{ name: "gov", version: "5" }]);
-    const unknown = await cli("query", "upgrade", "module_versions", "nope");
+    expect(JSON.parse(versionsRun.stdout).module_versions).toEqual([{ name: "gov", version: "5" }]);
     expect(unknown.stderr.trim()).toMatch(/^Error: .*module nope not found/);
 
     await node.waitFor(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 45_000);
