@@ -286,7 +286,11 @@ export class LocalTestnet {
     await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", ...TX_FEES, "--wait"]);
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const p = JSON.parse(await this.cli(["query", "gov", "proposal", id, "-o", "json"])).proposal;
+      // REST where it listens: a request, not a CLI process every 300 ms.
+      type Proposal = { status: string; failed_reason: string };
+      const p = this.restUrl
+        ? (await this.rest<{ proposal: Proposal }>(`/sdk/gov/v1/proposals/${id}`)).body.proposal
+        : (JSON.parse(await this.cli(["query", "gov", "proposal", id, "-o", "json"])).proposal as Proposal);
       if (p.status === "PROPOSAL_STATUS_PASSED") return id;
       if (p.status !== "PROPOSAL_STATUS_VOTING_PERIOD")
         throw new Error(`proposal ${id} ended ${p.status}: ${p.failed_reason}`);

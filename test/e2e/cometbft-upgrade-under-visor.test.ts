@@ -32,7 +32,7 @@ describe.skipIf("missing" in cometbft)("an upgrade v1 -> v2 under visor, CometBF
       dir: join(dir, "net"),
       genesisBinary: rel.v1!.binary,
       blockTime: "200ms",
-      votingPeriod: "6s",
+      votingPeriod: "8s",
       cometbft: (cometbft as { path: string }).path,
       visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
     });
@@ -47,7 +47,7 @@ describe.skipIf("missing" in cometbft)("an upgrade v1 -> v2 under visor, CometBF
   });
 
   it("halts at the plan height with the block stored, switches to v2, which runs the block with its handler", async () => {
-    const height = (await net.height()) + 60;
+    const height = (await net.height()) + 70;
     net.mark();
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
     await net.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 90_000);
@@ -75,7 +75,7 @@ describe.skipIf("missing" in cometbft)("an upgrade v1 -> v2 under visor, CometBF
   }, 240_000);
 
   it("a plan whose height the operator skips (--unsafe-skip-upgrades) is passed through, the block run by the same binary", async () => {
-    const height = (await net.height()) + 45;
+    const height = (await net.height()) + 60;
     await net.proposeUpgrade({ name: "v3", height, info: rel.v2!.planInfo });
     // The operator restarts the node with the flag before the height, as the SDK's docs ask.
     await net.stop();

@@ -43,7 +43,7 @@ describe.skipIf("missing" in cosmovisor || "missing" in cometbft)("chaind under 
         dir: join(dir, engine),
         genesisBinary: rel.v1!.binary,
         blockTime: "200ms",
-        votingPeriod: "6s",
+        votingPeriod: "8s",
         cosmovisor: (cosmovisor as { path: string }).path,
         ...(engine === "cometbft" ? { cometbft: (cometbft as { path: string }).path } : {}),
         visorEnv: { UNSAFE_SKIP_BACKUP: "true" },
@@ -59,7 +59,7 @@ describe.skipIf("missing" in cosmovisor || "missing" in cometbft)("chaind under 
       expect((await fetch(`${net.restUrl}/swagger/openapi.json`)).status).toBe(200);
       expect((await fetch(`${net.restUrl}/swagger/`)).status).toBe(503);
       await net.waitForHeight(2);
-      const height = (await net.height()) + 50;
+      const height = (await net.height()) + 60;
       net.mark();
       await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
       await net.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 90_000);
