@@ -1,23 +1,16 @@
 import type { Logger } from "@chaind/core/logger";
-import type { App } from "../app/app.js";
-import type { AppConfig } from "../config/app-config.js";
-import type { HomeLayout } from "../config/home-layout.js";
-import type { NodeConfig } from "../config/node-config.js";
 import { BlockProducer, type StopReason } from "../consensus/block-producer.js";
 import { BlockStore } from "../consensus/block-store.js";
 import { COMET_PROTOCOL } from "../consensus/comet-version.js";
 import { Mempool } from "../consensus/mempool.js";
 import { SignState } from "../consensus/sign-state.js";
-import type { ValidatorSigner } from "../consensus/validator-signer.js";
-import type { ParallelVerifier } from "../crypto/parallel-verifier.js";
 import type { SnapshotScheduler } from "../snapshots/snapshot-scheduler.js";
-import type { StateStore } from "../store/state-store.js";
-import { type GenesisHeader, writeGenesisRecord } from "./genesis-record.js";
+import { writeGenesisRecord } from "./genesis-record.js";
 import {
   checkGenesisValidators,
   type NodeApp,
   type NodeAppOptions,
-  type NodeCore,
+  NodeCoreFields,
   openNodeApp,
 } from "./node-app.js";
 import { registerNodeService } from "./node-service.js";
@@ -33,17 +26,7 @@ export const EMBEDDED_VOTING_POWER = 1n;
  * A running node of the embedded engine: the home's App (node-app.ts), and its block producer, block store and
  * mempool, which make and keep the chain's blocks on this one validator.
  */
-export class ChainNode implements NodeCore {
-  readonly layout: HomeLayout;
-  readonly store: StateStore;
-  readonly app: App;
-  readonly chainId: string;
-  readonly appConfig: AppConfig;
-  readonly nodeConfig: NodeConfig;
-  readonly genesis: GenesisHeader;
-  readonly signer: ValidatorSigner;
-  readonly nodeId: string;
-  readonly signatureThread: ParallelVerifier;
+export class ChainNode extends NodeCoreFields {
   private readonly snapshots: SnapshotScheduler | null;
 
   private constructor(
@@ -53,16 +36,7 @@ export class ChainNode implements NodeCore {
     readonly producer: BlockProducer,
     private readonly logger: Logger,
   ) {
-    this.layout = core.layout;
-    this.store = core.store;
-    this.app = core.app;
-    this.chainId = core.chainId;
-    this.appConfig = core.appConfig;
-    this.nodeConfig = core.nodeConfig;
-    this.genesis = core.genesis;
-    this.signer = core.signer;
-    this.nodeId = core.nodeId;
-    this.signatureThread = core.signatureThread;
+    super(core);
     this.snapshots = core.snapshots;
   }
 

@@ -3,19 +3,12 @@ import type { Logger } from "@chaind/core/logger";
 import { AbciApp } from "../abci/abci-app.js";
 import { AbciServer } from "../abci/abci-server.js";
 import { CometbftProcess } from "../abci/cometbft-process.js";
-import type { App } from "../app/app.js";
 import type { ModuleHaltError } from "../app/module-halt-error.js";
-import type { AppConfig } from "../config/app-config.js";
-import type { HomeLayout } from "../config/home-layout.js";
-import type { NodeConfig } from "../config/node-config.js";
 import type { StopReason } from "../consensus/block-producer.js";
-import type { ValidatorSigner } from "../consensus/validator-signer.js";
-import type { ParallelVerifier } from "../crypto/parallel-verifier.js";
-import type { StateStore } from "../store/state-store.js";
 import { cometTendermintBackend } from "./comet-tendermint-backend.js";
 import { cometTxBackend } from "./comet-tx-backend.js";
-import { type GenesisHeader, writeGenesisRecord } from "./genesis-record.js";
-import { type NodeApp, type NodeAppOptions, type NodeCore, openNodeApp } from "./node-app.js";
+import { writeGenesisRecord } from "./genesis-record.js";
+import { type NodeApp, type NodeAppOptions, NodeCoreFields, openNodeApp } from "./node-app.js";
 import { registerNodeService } from "./node-service.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
@@ -39,17 +32,7 @@ const MAX_ABCI_MESSAGE_BYTES = 128 * 1024 * 1024;
  * blocks and txs (its RPC is the node's RPC); chaind serves REST and gRPC, whose tx and tendermint services ask
  * CometBFT's RPC, as the SDK does.
  */
-export class CometNode implements NodeCore {
-  readonly layout: HomeLayout;
-  readonly store: StateStore;
-  readonly app: App;
-  readonly chainId: string;
-  readonly appConfig: AppConfig;
-  readonly nodeConfig: NodeConfig;
-  readonly genesis: GenesisHeader;
-  readonly signer: ValidatorSigner;
-  readonly nodeId: string;
-  readonly signatureThread: ParallelVerifier;
+export class CometNode extends NodeCoreFields {
   private child: CometbftProcess | null = null;
   private readonly stopped: Promise<StopReason>;
   private stop!: (reason: StopReason) => void;
@@ -60,16 +43,7 @@ export class CometNode implements NodeCore {
     private readonly logger: Logger,
     private abci: AbciServer | null = null,
   ) {
-    this.layout = core.layout;
-    this.store = core.store;
-    this.app = core.app;
-    this.chainId = core.chainId;
-    this.appConfig = core.appConfig;
-    this.nodeConfig = core.nodeConfig;
-    this.genesis = core.genesis;
-    this.signer = core.signer;
-    this.nodeId = core.nodeId;
-    this.signatureThread = core.signatureThread;
+    super(core);
     this.stopped = new Promise((resolve) => {
       this.stop = resolve;
     });

@@ -51,6 +51,33 @@ export interface NodeCore {
   readonly signatureThread: ParallelVerifier;
 }
 
+/** NodeCore's fields, taken from the opened App: what each engine's node class starts from. */
+export abstract class NodeCoreFields implements NodeCore {
+  readonly layout: HomeLayout;
+  readonly store: StateStore;
+  readonly app: App;
+  readonly chainId: string;
+  readonly appConfig: AppConfig;
+  readonly nodeConfig: NodeConfig;
+  readonly genesis: GenesisHeader;
+  readonly signer: ValidatorSigner;
+  readonly nodeId: string;
+  readonly signatureThread: ParallelVerifier;
+
+  constructor(core: NodeCore) {
+    this.layout = core.layout;
+    this.store = core.store;
+    this.app = core.app;
+    this.chainId = core.chainId;
+    this.appConfig = core.appConfig;
+    this.nodeConfig = core.nodeConfig;
+    this.genesis = core.genesis;
+    this.signer = core.signer;
+    this.nodeId = core.nodeId;
+    this.signatureThread = core.signatureThread;
+  }
+}
+
 /** A home's App opened: NodeCore, and what an engine needs besides to drive it. */
 export interface NodeApp extends NodeCore {
   addresses: AddressCodec;
