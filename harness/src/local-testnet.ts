@@ -18,8 +18,10 @@ export const VISOR_CLI = cliOf("visor", "visor");
 const TX_FEES = ["--fees", "2000stake"];
 
 export interface LocalTestnetOptions {
-  /** Folder of this testnet: the node home is `<dir>/node`. */
+  /** Folder of this testnet: the node home is `<dir>/node`, unless `home` names one. */
   dir: string;
+  /** A home made elsewhere (a network's node, by LocalNetwork) to run instead of making one in `dir`. */
+  home?: string;
   /** The executable `visor init` installs as the genesis binary (a release's bin/chaind, or a wrapper). */
   genesisBinary: string;
   chainId?: string;
@@ -44,6 +46,16 @@ export interface LocalTestnetOptions {
   cometbft?: string;
   /** A stock `cosmovisor` binary to supervise the node instead of visor (same environment and folder layout). */
   cosmovisor?: string;
+}
+
+/** The proposal id in the events of a `--wait -o json` submission. */
+function proposalIdOf(submitted: {
+  events: { type: string; attributes: { key: string; value: string }[] }[];
+}) {
+  const event = submitted.events.find((e) => e.type === "submit_proposal");
+  const id = event?.attributes.find((a) => a.key === "proposal_id")?.value;
+  if (!id) throw new Error(`no proposal id in the submission's events: ${JSON.stringify(submitted.events)}`);
+  return id;
 }
 
 export interface ProposalOptions {
@@ -71,9 +83,12 @@ export class LocalTestnet {
     readonly chainId: string,
   ) {}
 
-  /** Makes the node home (`chaind testnet`) with listeners on free ports, and installs the genesis binary. */
+  /**
+   * Makes the node home (`chaind testnet`) with listeners on free ports unless it exists, and installs the genesis
+   * binary unless it is installed.
+   */
   static async create(opts: LocalTestnetOptions): Promise<LocalTestnet> {
-    const home = join(opts.dir, "node");
+    const home = opts.home ?? join(opts.dir, "node");
     const chainId = opts.chainId ?? "localnet-1";
     mkdirSync(opts.dir, { recursive: true });
     const net = new LocalTestnet(opts, home, chainId);
@@ -95,8 +110,9 @@ export class LocalTestnet {
       ]);
       if (opts.cometbft) await useCometbftEngine(home, opts.blockTime ?? "300ms");
       else if (opts.freePorts !== false) await useFreeListenerPorts(home);
-      await net.run(net.supervisor, ["init", opts.genesisBinary]);
     }
+    if (!existsSync(join(home, "cosmovisor", "genesis")))
+      await net.run(net.supervisor, ["init", opts.genesisBinary]);
     return net;
   }
 
@@ -212,8 +228,10 @@ export class LocalTestnet {
     } catch {
       // Not answering: the home says.
     }
-    const status = JSON.parse(await this.cli(["status"]));
-    return Number(status.sync_info.latest_block_height);
+    // Without --node: a stopped node's home answers from its block store.
+    const r = await execa("node", [CHAIND_CLI, "status", "--home", this.home], { reject: false });
+    if (r.exitCode !== 0) throw new Error(`chaind status --home ${this.home}: ${r.stderr.trim()}`);
+    return Number(JSON.parse(r.stdout).sync_info.latest_block_height);
   }
 
   async waitForHeight(height: number, timeoutMs = 60_000): Promise<void> {
@@ -226,6 +244,14 @@ export class LocalTestnet {
 
   /** Submits a software-upgrade proposal, votes YES with the validator and waits until it has passed. */
   async proposeUpgrade(p: ProposalOptions): Promise<string> {
+    const id = await this.submitUpgrade(p);
+    await this.vote(id);
+    await this.waitForProposal(id);
+    return id;
+  }
+
+  /** Submits a software-upgrade proposal from this home's validator key; answers the proposal id. */
+  async submitUpgrade(p: ProposalOptions): Promise<string> {
     const submitted = JSON.parse(
       await this.cli([
         "tx",
@@ -251,7 +277,7 @@ export class LocalTestnet {
         "json",
       ]),
     );
-    return this.voteThrough(submitted);
+    return proposalIdOf(submitted);
   }
 
   async proposeCancel(): Promise<string> {
@@ -274,27 +300,30 @@ export class LocalTestnet {
         "json",
       ]),
     );
-    return this.voteThrough(submitted);
+    const id = proposalIdOf(submitted);
+    await this.vote(id);
+    await this.waitForProposal(id);
+    return id;
   }
 
-  /** Votes YES on the proposal a `--wait -o json` submission made (its events name the id). */
-  private async voteThrough(submitted: {
-    events: { type: string; attributes: { key: string; value: string }[] }[];
-  }): Promise<string> {
-    const event = submitted.events.find((e: { type: string }) => e.type === "submit_proposal")!;
-    const id = event.attributes.find((a: { key: string }) => a.key === "proposal_id")!.value;
+  /** Votes YES on a proposal with this home's validator key, through this node. */
+  async vote(id: string): Promise<void> {
     await this.cli(["tx", "gov", "vote", id, "yes", "--from", "validator", ...TX_FEES, "--wait"]);
-    const deadline = Date.now() + 60_000;
+  }
+
+  /** Waits until a proposal has passed; throws when it ends otherwise. */
+  async waitForProposal(id: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
       // REST where it listens: a request, not a CLI process every 300 ms.
       type Proposal = { status: string; failed_reason: string };
       const p = this.restUrl
         ? (await this.rest<{ proposal: Proposal }>(`/sdk/gov/v1/proposals/${id}`)).body.proposal
         : (JSON.parse(await this.cli(["query", "gov", "proposal", id, "-o", "json"])).proposal as Proposal);
-      if (p.status === "PROPOSAL_STATUS_PASSED") return id;
+      if (p.status === "PROPOSAL_STATUS_PASSED") return;
       if (p.status !== "PROPOSAL_STATUS_VOTING_PERIOD")
         throw new Error(`proposal ${id} ended ${p.status}: ${p.failed_reason}`);
-      if (Date.now() > deadline) throw new Error(`proposal ${id} still voting after 60 s`);
+      if (Date.now() > deadline) throw new Error(`proposal ${id} still voting after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 300));
     }
   }

@@ -1,0 +1,261 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { execa } from "execa";
+import { parse, stringify } from "smol-toml";
+import { useCometbftEngine } from "./free-listener-ports.js";
+import { CHAIND_CLI, LocalTestnet, type ProposalOptions } from "./local-testnet.js";
+
+export interface LocalNetworkOptions {
+  /** Folder of the network: homes are `<dir>/node<i>`. */
+  dir: string;
+  /** How many validators. */
+  validators: number;
+  /** Self-delegation of each validator (base units), one for all or one per validator. */
+  stakes?: bigint[];
+  /** The executable each visor installs as the genesis binary. */
+  genesisBinary: string;
+  /** The real `cometbft` every node runs. */
+  cometbft: string;
+  chainId?: string;
+  /** Block time (CometBFT's timeout_commit) and governance periods, as Go durations. */
+  blockTime?: string;
+  votingPeriod?: string;
+  /** Extra environment for every node's supervisor (DAEMON_* and VISOR_* settings). */
+  visorEnv?: Record<string, string>;
+  /** Nodes (by name, e.g. "node3") supervised by a stock cosmovisor binary instead of visor. */
+  cosmovisor?: Record<string, string>;
+  /** Every line of every node, with its name (a demo prints them). */
+  echo?: (node: string, line: string) => void;
+}
+
+interface NetworkDescription {
+  chain_id: string;
+  nodes: { name: string; home: string; node_id: string; listen: { p2p: string; rpc: string; api: string } }[];
+  keys: { name: string; address: string; mnemonic: string }[];
+}
+
+/** What each node of the network listens on: six ports from here, the next node six ports on. */
+const PORTS_PER_NODE = 6;
+
+/**
+ * A network of validators on CometBFT, each under its own visor (or stock cosmovisor), on loopback, for
+ * integration tests of upgrades across many nodes and for demos: `chaind testnet --validators N` makes the
+ * homes, each node is a LocalTestnet (start, stop, logs, CLI, REST), and the network adds what only a network
+ * has: votes from every validator, full nodes that join later, and comparing blocks across nodes.
+ *
+ *     const net = await LocalNetwork.create({ dir, validators: 4, genesisBinary, cometbft });
+ *     await net.start();
+ *     await net.proposeUpgrade({ name: "v2", height: 40, info });
+ *     await net.waitForHeight(45);
+ *     expect(new Set(await net.blockHashes(41)).size).toBe(1);
+ *     await net.stop();
+ */
+export class LocalNetwork {
+  /** Validators first (node0 ... node<N-1>), then full nodes in the order they were added. */
+  readonly nodes: LocalTestnet[] = [];
+  readonly names: string[] = [];
+
+  private constructor(
+    readonly opts: LocalNetworkOptions,
+    readonly chainId: string,
+  ) {}
+
+  static async create(opts: LocalNetworkOptions): Promise<LocalNetwork> {
+    const chainId = opts.chainId ?? "localnet-1";
+    const net = new LocalNetwork(opts, chainId);
+    mkdirSync(opts.dir, { recursive: true });
+    if (!existsSync(join(opts.dir, "node0", "config", "genesis.json"))) {
+      const r = await execa(
+        "node",
+        [
+          CHAIND_CLI,
+          "testnet",
+          "--validators",
+          String(opts.validators),
+          "--output-dir",
+          opts.dir,
+          "--chain-id",
+          chainId,
+          "--starting-port",
+          String(await freePortRange(opts.validators * PORTS_PER_NODE)),
+          "--block-time",
+          opts.blockTime ?? "300ms",
+          "--voting-period",
+          opts.votingPeriod ?? "6s",
+          "--deposit-period",
+          opts.votingPeriod ?? "6s",
+          "--min-deposit",
+          "1000stake",
+          ...(opts.stakes ? ["--stake", opts.stakes.join(",")] : []),
+        ],
+        { reject: false },
+      );
+      if (r.exitCode !== 0) throw new Error(`chaind testnet --validators failed: ${r.stderr}`);
+      writeFileSync(join(opts.dir, "network.json"), r.stdout);
+    }
+    for (let i = 0; i < opts.validators; i++) await net.attach(`node${i}`);
+    return net;
+  }
+
+  private async attach(name: string): Promise<LocalTestnet> {
+    const node = await LocalTestnet.create({
+      dir: this.opts.dir,
+      home: join(this.opts.dir, name),
+      chainId: this.chainId,
+      genesisBinary: this.opts.genesisBinary,
+      cometbft: this.opts.cometbft,
+      cosmovisor: this.opts.cosmovisor?.[name],
+      visorEnv: this.opts.visorEnv,
+      echo: this.opts.echo ? (line) => this.opts.echo!(name, line) : undefined,
+    });
+    this.nodes.push(node);
+    this.names.push(name);
+    return node;
+  }
+
+  node(name: string): LocalTestnet {
+    const i = this.names.indexOf(name);
+    if (i < 0) throw new Error(`no node ${name} in this network`);
+    return this.nodes[i];
+  }
+
+  get validators(): LocalTestnet[] {
+    return this.nodes.slice(0, this.opts.validators);
+  }
+
+  /** Starts the nodes (default: all) together: validators need each other to make a block. */
+  async start(nodes: LocalTestnet[] = this.nodes): Promise<void> {
+    await Promise.all(nodes.map((n) => n.start()));
+  }
+
+  async stop(nodes: LocalTestnet[] = this.nodes): Promise<void> {
+    await Promise.all(nodes.map((n) => n.stop()));
+  }
+
+  /**
+   * Adds a full node as an operator would: `chaind init`, the network's genesis, the validators as persistent
+   * peers, CometBFT as the engine; under its own supervisor with the genesis binary. Not started.
+   */
+  async addFullNode(name = `node${this.nodes.length}`): Promise<LocalTestnet> {
+    const home = join(this.opts.dir, name);
+    const r = await execa("node", [CHAIND_CLI, "init", name, "--chain-id", this.chainId, "--home", home], {
+      reject: false,
+    });
+    if (r.exitCode !== 0) throw new Error(`chaind init ${name} failed: ${r.stderr}`);
+    copyFileSync(
+      join(this.opts.dir, "node0", "config", "genesis.json"),
+      join(home, "config", "genesis.json"),
+    );
+    await useCometbftEngine(home, this.opts.blockTime ?? "300ms");
+    editToml(join(home, "config", "config.toml"), (doc) => {
+      // Every validator, as `chaind testnet` described them.
+      doc.p2p = {
+        ...(doc.p2p as Record<string, unknown>),
+        persistent_peers: this.description.nodes
+          .map((n) => `${n.node_id}@${n.listen.p2p.replace("tcp://", "")}`)
+          .join(","),
+        addr_book_strict: false,
+        allow_duplicate_ip: true,
+      };
+    });
+    editToml(join(home, "config", "app.toml"), (doc) => {
+      (doc.api as Record<string, unknown>).enable = true;
+    });
+    return this.attach(name);
+  }
+
+  /** What `chaind testnet` printed: each validator's home, node id, listeners and keys. */
+  get description(): NetworkDescription {
+    return JSON.parse(readFileSync(join(this.opts.dir, "network.json"), "utf8")) as NetworkDescription;
+  }
+
+  /** Waits until every node given (default: all) has reached the height. */
+  async waitForHeight(
+    height: number,
+    nodes: LocalTestnet[] = this.nodes,
+    timeoutMs = 120_000,
+  ): Promise<void> {
+    await Promise.all(nodes.map((n) => n.waitForHeight(height, timeoutMs)));
+  }
+
+  /**
+   * A software-upgrade proposal submitted through node0, voted YES by every validator given (default: all)
+   * through its own node; resolves once it has passed.
+   */
+  async proposeUpgrade(p: ProposalOptions, voters: LocalTestnet[] = this.validators): Promise<string> {
+    const id = await this.nodes[0].submitUpgrade(p);
+    await Promise.all(voters.map((v) => v.vote(id)));
+    await this.nodes[0].waitForProposal(id);
+    return id;
+  }
+
+  /**
+   * A height the chain reaches about `seconds` from now, from the pace of its last blocks: a plan height that
+   * leaves time for the votes on a loaded machine, without waiting long on an idle one.
+   */
+  async heightIn(seconds: number): Promise<number> {
+    const node = this.validators[0];
+    const tip = await node.height();
+    const span = Math.min(10, tip - 1);
+    const [last, first] = await Promise.all([header(node, tip), header(node, tip - span)]);
+    const perBlock = (Date.parse(last.time) - Date.parse(first.time)) / span / 1000;
+    return tip + Math.ceil(seconds / Math.max(perBlock, 0.05));
+  }
+
+  /** Each node's block hash at a height (the hash covers the app hash of the block before). */
+  async blockHashes(height: number, nodes: LocalTestnet[] = this.nodes): Promise<string[]> {
+    return Promise.all(nodes.map(async (n) => (await header(n, height)).hash));
+  }
+
+  /** Each node's app hash after executing block `height` (the header of the next block holds it). */
+  async appHashes(height: number, nodes: LocalTestnet[] = this.nodes): Promise<string[]> {
+    return Promise.all(nodes.map(async (n) => (await header(n, height + 1)).appHash));
+  }
+}
+
+async function header(
+  node: LocalTestnet,
+  height: number,
+): Promise<{ hash: string; appHash: string; time: string }> {
+  const url = `${node.rpcUrl.replace(/^tcp:/, "http:")}/block?height=${height}`;
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  type Block = {
+    result?: { block_id: { hash: string }; block: { header: { app_hash: string; time: string } } };
+  };
+  const body = (await res.json()) as Block;
+  if (!body.result) throw new Error(`no block ${height} at ${url}: ${JSON.stringify(body)}`);
+  const h = body.result.block.header;
+  return { hash: body.result.block_id.hash, appHash: h.app_hash, time: h.time };
+}
+
+function readToml(path: string): Record<string, unknown> {
+  return parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+}
+
+function editToml(path: string, apply: (doc: Record<string, unknown>) => void): void {
+  const doc = readToml(path);
+  apply(doc);
+  writeFileSync(path, stringify(doc));
+}
+
+/**
+ * The first of `count` consecutive loopback ports that are all free now. Taken below Linux's ephemeral range
+ * (32768 on), where the OS hands out the ports other tests ask it for, so they cannot take one meanwhile.
+ */
+async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const start = 10_000 + Math.floor(Math.random() * (32_000 - 10_000 - count));
+    const ports = Array.from({ length: count }, (_, i) => start + i);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return start;
+  }
+  throw new Error(`no ${count} consecutive free ports found on 127.0.0.1`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+}

@@ -1,0 +1,137 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalNetwork } from "@chaind/harness/local-network";
+import type { LocalTestnet } from "@chaind/harness/local-testnet";
+import { referenceBinary } from "@chaind/harness/reference-binaries";
+import { ReleaseServer } from "@chaind/harness/release-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureRelease, fixtureRelease } from "./releases.js";
+
+const cometbft = referenceBinary("cometbft");
+if ("missing" in cometbft) console.log(`skipping the network upgrade test: ${cometbft.missing}`);
+
+const upgradeInfo = (node: LocalTestnet) =>
+  JSON.parse(readFileSync(join(node.home, "data", "upgrade-info.json"), "utf8")) as {
+    name: string;
+    height: number;
+  };
+
+/**
+ * What the upgrade module exists for: four validators on the real CometBFT, each under its own visor, stop at the
+ * same height, switch binaries unattended and agree on every block after; a validator that was down at the halt
+ * and a full node that joins from genesis later both go through the upgrades they missed on their way to the tip.
+ * The tests share one network and run in order: each starts where the one before left the chain.
+ */
+describe.skipIf("missing" in cometbft)(
+  "a network of four validators upgrading together, each under its own visor",
+  () => {
+    let dir: string;
+    let server: ReleaseServer;
+    let net: LocalNetwork;
+    const rel: Partial<Record<"v1" | "v2" | "v3", FixtureRelease>> = {};
+    const planHeights: Record<string, number> = {};
+
+    const tip = async (nodes: LocalTestnet[]) =>
+      Math.max(...(await Promise.all(nodes.map((n) => n.height()))));
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "e2e-network-"));
+      const releases = join(dir, "releases");
+      server = await ReleaseServer.start({ dir: releases });
+      for (const v of ["v1", "v2", "v3"] as const) rel[v] = await fixtureRelease(releases, server.url, v);
+      net = await LocalNetwork.create({
+        dir: join(dir, "net"),
+        validators: 4,
+        genesisBinary: rel.v1!.binary,
+        cometbft: (cometbft as { path: string }).path,
+        blockTime: "300ms",
+        votingPeriod: "15s",
+        visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
+      });
+      await net.start();
+      await net.waitForHeight(2);
+    }, 240_000);
+
+    afterAll(async () => {
+      await net?.stop();
+      await server?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("all four halt at the plan height with the same app hash, install v2 fetched ahead, and agree on every block after", async () => {
+      const height = (await tip(net.nodes)) + 50;
+      planHeights.v2 = height;
+      for (const n of net.nodes) n.mark();
+      await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
+      await Promise.all(
+        net.nodes.map(async (n) => {
+          await n.waitForLine(/pre-fetched and verified.*plan=v2/, 90_000);
+          await n.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 120_000);
+          await n.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 120_000);
+        }),
+      );
+      for (const n of net.nodes) expect(upgradeInfo(n)).toMatchObject({ name: "v2", height });
+      await net.waitForHeight(height + 3);
+
+      // The same chain everywhere: the block before the halt, the block v2 ran with its handler, and after.
+      for (const h of [height - 1, height, height + 1, height + 2]) {
+        expect(new Set(await net.blockHashes(h)).size, `block ${h}`).toBe(1);
+        expect(new Set(await net.appHashes(h)).size, `app hash after block ${h}`).toBe(1);
+      }
+      for (const n of net.nodes) {
+        const applied = await n.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v2");
+        expect(applied.body.height).toBe(String(height));
+      }
+      // Each visor fetched the archive ahead of the halt, once.
+      const downloads = [...server.requests].filter(([k]) => k.startsWith("chaind-2.0.0-"));
+      expect(downloads.reduce((sum, [, count]) => sum + count, 0)).toBe(4);
+    }, 300_000);
+
+    it("a validator down at the halt catches up after the other three resumed, upgrading to v3 on the way", async () => {
+      const late = net.node("node3");
+      const height = (await tip(net.nodes)) + 50;
+      planHeights.v3 = height;
+      await net.proposeUpgrade({ name: "v3", height, info: rel.v3!.planInfo });
+      await late.stop();
+      const running = net.nodes.filter((n) => n !== late);
+      for (const n of net.nodes) n.mark();
+      // Three of four equal validators hold more than two thirds: the network halts, upgrades and goes on.
+      await Promise.all(
+        running.map((n) => n.waitForLine(new RegExp(`applying upgrade "v3" at height: ${height}`), 150_000)),
+      );
+      await net.waitForHeight(height + 5, running);
+      expect(await late.height()).toBeLessThan(height);
+
+      await late.start();
+      await late.waitForLine(new RegExp(`UPGRADE "v3" NEEDED at height: ${height}`), 120_000);
+      await late.waitForLine(new RegExp(`applying upgrade "v3" at height: ${height}`), 120_000);
+      const now = await tip(running);
+      await late.waitForHeight(now + 2, 120_000);
+      expect(new Set(await net.blockHashes(now)).size).toBe(1);
+      expect(new Set(await net.appHashes(height)).size).toBe(1);
+      const applied = await late.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v3");
+      expect(applied.body.height).toBe(String(height));
+    }, 400_000);
+
+    it("a full node joining from genesis with v1 only reaches the tip through both past upgrades, unattended", async () => {
+      const full = await net.addFullNode();
+      await full.start();
+      for (const [name, height] of Object.entries(planHeights)) {
+        await full.waitForLine(new RegExp(`UPGRADE "${name}" NEEDED at height: ${height}`), 180_000);
+        await full.waitForLine(new RegExp(`applying upgrade "${name}" at height: ${height}`), 120_000);
+      }
+      const validators = net.validators;
+      const now = await tip(validators);
+      await full.waitForHeight(now + 2, 120_000);
+      expect(new Set(await net.blockHashes(now)).size).toBe(1);
+      for (const [name, height] of Object.entries(planHeights)) {
+        const applied = await full.rest<{ height: string }>(`/sdk/upgrade/v1beta1/applied_plan/${name}`);
+        expect(applied.body.height).toBe(String(height));
+      }
+      // It is not a validator: the set is still the four.
+      const set = await (await fetch(`${full.rpcUrl.replace(/^tcp:/, "http:")}/validators`)).json();
+      expect((set as { result: { total: string } }).result.total).toBe("4");
+    }, 400_000);
+  },
+);
