@@ -40,7 +40,7 @@ describe("proto generation", () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("generated wire facts", () => {
