@@ -311,6 +311,22 @@ export class App {
   }
 
   /**
+   * CheckTx on a throwaway branch of the check state, as RPC `check_tx` asks: the answer the mempool would give,
+   * with nothing kept (no sequence taken, no tx added).
+   */
+  dryCheckTx(txBytes: Uint8Array): Promise<TxResult> {
+    return this.lock.run(async () => {
+      const block: BlockHeaderInfo = {
+        chainId: this.opts.chainId,
+        height: this.deps.store.nextHeight,
+        time: new Date(),
+        proposerAddress: new Uint8Array(),
+      };
+      return (await this.runTx("check", txBytes, this.checkState.branch(), block)).result;
+    });
+  }
+
+  /**
    * Runs a tx on a throwaway branch of the latest committed state to measure its gas, as Cosmos' Simulate does.
    * It takes no lock, so block production goes on meanwhile: the branch reads one committed height, and a commit
    * landing mid-way cannot mix the next one in. Bounded in tx size, messages, gas, and simulations at once.
