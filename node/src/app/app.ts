@@ -28,6 +28,7 @@ import { type BlockHeaderInfo, Context } from "./context.js";
 import { nextTurn } from "./event-loop-turn.js";
 import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
+import { withNonNullable } from "./gogoproto-non-nullable.js";
 import { msgSigners } from "./msg-signers.js";
 import { type Namespace, toSdkName } from "./namespace.js";
 import { fromProtoJson } from "./proto-json.js";
@@ -482,7 +483,9 @@ export class App {
       "query",
       new GasMeter(this.opts.queryGasLimit ?? 0, "query gas limit (query-gas-limit in app.toml)"),
     );
-    const resp = await q.method.handler(ctx, req);
+    // Written as the SDK's gogoproto writes it; the tx service's Anys are the clients' bytes, as in the SDK.
+    const anys = q.method.service.typeName === "sdk.tx.v1beta1.Service" ? undefined : this.types;
+    const resp = withNonNullable(q.method.output, await q.method.handler(ctx, req), anys);
     if (q.namespace === "cosmos") rewriteAnyTypeUrls(q.method.output, resp, q.namespace, this.types);
     return resp;
   }
