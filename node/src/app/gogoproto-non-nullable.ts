@@ -64,6 +64,12 @@ export const NON_NULLABLE: Readonly<Record<string, readonly string[]>> = {
 /** Go's zero time.Time as a Timestamp: what gogoproto writes for an unset non-nullable stdtime. */
 export const GO_ZERO_TIME_SECONDS = -62135596800n;
 
+/**
+ * The one time the SDK never leaves at Go's zero time: its NewValidator starts a validator's unbonding_time at
+ * the Unix epoch (1970-01-01T00:00:00Z, an empty Timestamp), so a validator that never unbonded answers that.
+ */
+const UNIX_EPOCH_WHEN_UNSET = new Set(["sdk.staking.v1beta1.Validator.unbonding_time"]);
+
 type Fields = Record<string, unknown>;
 
 const reaches = new WeakMap<DescMessage, boolean>();
@@ -130,7 +136,9 @@ function fill(desc: DescMessage, msg: Fields, types: TypeRegistry | undefined): 
     const v = msg[f.localName];
     if (f.fieldKind === "message") {
       if (v === undefined || v === null) {
-        if (required?.includes(f.name)) set(f.localName, zeroOf(f.message, types));
+        if (UNIX_EPOCH_WHEN_UNSET.has(`${desc.typeName}.${f.name}`))
+          set(f.localName, create(TimestampSchema));
+        else if (required?.includes(f.name)) set(f.localName, zeroOf(f.message, types));
       } else {
         const filled = fill(f.message, v as Fields, types);
         if (filled !== v) set(f.localName, filled);

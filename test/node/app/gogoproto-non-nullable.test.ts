@@ -202,6 +202,16 @@ describe("non-nullable gogoproto fields, written as the SDK writes them", () => 
     expect(rest.proposal.voting_end_time).toBe("0001-01-01T00:00:00Z");
   });
 
+  it("a validator that never unbonded writes its unbonding time as the SDK's NewValidator sets it: the Unix epoch", async () => {
+    const answer = await query("/sdk.staking.v1beta1.Query/Validators", new Uint8Array());
+    // QueryValidatorsResponse.validators (1) → Validator.unbonding_time (9): an empty Timestamp, present.
+    expect(hex(at(answer, 1, 9))).toBe("");
+    const rest = (await (await fetch(`${api.address}/cosmos/staking/v1beta1/validators`)).json()) as {
+      validators: { unbonding_time: string }[];
+    };
+    expect(rest.validators[0].unbonding_time).toBe("1970-01-01T00:00:00Z");
+  });
+
   it("block 1's header writes its empty last_block_id as CometBFT does (an empty part_set_header inside)", async () => {
     const req = toBinary(
       GetBlockByHeightRequestSchema,
