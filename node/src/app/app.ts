@@ -28,6 +28,7 @@ import { type BlockHeaderInfo, Context } from "./context.js";
 import { nextTurn } from "./event-loop-turn.js";
 import { type AbciEvent, EventManager } from "./events.js";
 import { GasMeter } from "./gas-meter.js";
+import { withNonNullable } from "./gogoproto-non-nullable.js";
 import { msgSigners } from "./msg-signers.js";
 import { type Namespace, toSdkName } from "./namespace.js";
 import { fromProtoJson } from "./proto-json.js";
@@ -311,6 +312,22 @@ export class App {
   }
 
   /**
+   * CheckTx on a throwaway branch of the check state, as RPC `check_tx` asks: the answer the mempool would give,
+   * with nothing kept (no sequence taken, no tx added).
+   */
+  dryCheckTx(txBytes: Uint8Array): Promise<TxResult> {
+    return this.lock.run(async () => {
+      const block: BlockHeaderInfo = {
+        chainId: this.opts.chainId,
+        height: this.deps.store.nextHeight,
+        time: new Date(),
+        proposerAddress: new Uint8Array(),
+      };
+      return (await this.runTx("check", txBytes, this.checkState.branch(), block)).result;
+    });
+  }
+
+  /**
    * Runs a tx on a throwaway branch of the latest committed state to measure its gas, as Cosmos' Simulate does.
    * It takes no lock, so block production goes on meanwhile: the branch reads one committed height, and a commit
    * landing mid-way cannot mix the next one in. Bounded in tx size, messages, gas, and simulations at once.
@@ -466,7 +483,9 @@ export class App {
       "query",
       new GasMeter(this.opts.queryGasLimit ?? 0, "query gas limit (query-gas-limit in app.toml)"),
     );
-    const resp = await q.method.handler(ctx, req);
+    // Written as the SDK's gogoproto writes it; the tx service's Anys are the clients' bytes, as in the SDK.
+    const anys = q.method.service.typeName === "sdk.tx.v1beta1.Service" ? undefined : this.types;
+    const resp = withNonNullable(q.method.output, await q.method.handler(ctx, req), anys);
     if (q.namespace === "cosmos") rewriteAnyTypeUrls(q.method.output, resp, q.namespace, this.types);
     return resp;
   }

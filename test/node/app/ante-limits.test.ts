@@ -1,6 +1,10 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { silentLogger } from "@chaind/core/logger";
+import {
+  QueryBalanceRequestSchema,
+  QueryBalanceResponseSchema,
+} from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
@@ -27,6 +31,16 @@ function send(opts: { fee: string; gas?: bigint; memo?: string; timeoutHeight?: 
       gasLimit: opts.gas ?? 100_000n,
     },
   };
+}
+
+/** Alice's committed stake. */
+async function balance(node: ChainNode): Promise<bigint> {
+  const req = toBinary(
+    QueryBalanceRequestSchema,
+    create(QueryBalanceRequestSchema, { address: alice.address, denom: "stake" }),
+  );
+  const res = await node.app.query("/sdk.bank.v1beta1.Query/Balance", req);
+  return BigInt(fromBinary(QueryBalanceResponseSchema, res.value).balance?.amount ?? "0");
 }
 
 describe("ante limits", () => {
@@ -56,8 +70,16 @@ describe("ante limits", () => {
       await signTxDirect(send({ fee: "0" }), [alice.signer(0n, 0n)], chainId),
     );
     expect(free.code, free.log).toBe(0);
+    // A zero coin is a zero fee, as in the SDK (CosmJS and Keplr send "0stake" for no fee): nothing is charged.
+    const zeroCoin = send({ fee: "0" });
+    zeroCoin.fee.amount = [{ denom: "stake", amount: "0" }];
+    const before = await balance(node);
+    const coin = await node.mempool.add(await signTxDirect(zeroCoin, [alice.signer(0n, 1n)], chainId));
+    expect(coin.code, coin.log).toBe(0);
     const block = await node.producer.produce();
-    expect(block.txResults.map((r) => r.code)).toEqual([0]);
+    expect(block.txResults.map((r) => r.code)).toEqual([0, 0]);
+    // Two sends of 1stake, no fee.
+    expect(await balance(node)).toBe(before - 2n);
   });
 
   it("refuses fees under the node's min-gas-prices in CheckTx with code 13, and takes enough", async () => {

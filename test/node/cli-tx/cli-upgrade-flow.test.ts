@@ -201,7 +201,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     const free = await cli("tx", "bank", "send", "carol", bob, "1stake");
     expect(free.exitCode).not.toBe(0);
     expect(free.stderr.trim()).toMatch(
-      /^Error: transaction .* rejected \(code 13, sdk\): insufficient fees; got: 0 required: 20stake/,
+      /^Error: transaction .* rejected \(code 13, sdk\): insufficient fees; got: {2}required: 20stake/,
     );
     const short = await cli("tx", "bank", "send", "carol", bob, "1stake", "--fees", "19stake");
     expect(short.stderr.trim()).toMatch(/insufficient fees; got: 19stake required: 20stake/);

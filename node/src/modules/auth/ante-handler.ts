@@ -15,7 +15,7 @@ import { SdkErrors } from "../../errors/sdk-errors.js";
 import type { BankKeeper } from "../bank/bank-keeper.js";
 import type { AccountKeeper, StoredAccount } from "./account-keeper.js";
 import { decodeMultisigKey, MULTISIG_PUBKEY, verifyMultisig } from "./multisig-key.js";
-import { signBytesFor } from "./sign-mode-bytes.js";
+import { onlyAminoJson, signBytesFor } from "./sign-mode-bytes.js";
 import { SECP256K1_PUBKEY, type SignatureChecks } from "./signature-checks.js";
 import { chargeFeeDeductionGas, SIMULATED_SIGNATURE_BYTES, simulatedPubKey } from "./simulation-stand-ins.js";
 
@@ -62,9 +62,15 @@ export function createAnteHandler(
     const maxBlockGas = opts.maxBlockGas ?? 0n;
     if (!simulate && maxBlockGas > 0n && gasLimit > maxBlockGas)
       throw err(SdkErrors.InvalidGasLimit, `tx gas limit ${gasLimit} exceeds block max gas ${maxBlockGas}`);
+    // As the SDK takes a tx's fee: zero amounts are allowed ("0stake" is a zero fee, which CosmJS and Keplr
+    // send) and charge nothing; the texts print the fee as given.
+    const givenFee = fee?.amount ?? [];
+    const feeText = givenFee
+      .map((c) => `${/^\d+$/.test(c.amount) ? BigInt(c.amount) : c.amount}${c.denom}`)
+      .join(",");
     let feeCoins: Coins;
     try {
-      feeCoins = Coins.from(fee?.amount ?? []);
+      feeCoins = Coins.from(givenFee.filter((c) => !/^0+$/.test(c.amount)));
     } catch (e) {
       throw err(SdkErrors.InsufficientFee, `invalid fee provided: ${(e as Error).message}`);
     }
@@ -122,10 +128,7 @@ export function createAnteHandler(
       const covered = required.some((r) => r.amount === 0n || feeCoins.amountOf(r.denom) >= r.amount);
       if (!covered) {
         const req = required.map((r) => `${r.amount}${r.denom}`).join(",");
-        throw err(
-          SdkErrors.InsufficientFee,
-          `insufficient fees; got: ${feeCoins.toString() || "0"} required: ${req}`,
-        );
+        throw err(SdkErrors.InsufficientFee, `insufficient fees; got: ${feeText} required: ${req}`);
       }
     }
     if (fee?.granter) throw err(SdkErrors.InvalidRequest, "fee grants are not enabled on this chain");
@@ -262,9 +265,14 @@ export function createAnteHandler(
         const signBytes = signBytesFor(info.modeInfo, tx, signerData, amino);
         const pub = sentKeys[i] ?? fromBinary(PubKeySchema, acc.base.pubKey!.value).key;
         if (!signatures.verify(pub, signBytes, tx.raw.signatures[i], signerData.accountNumber)) {
+          // SDK 0.50's texts: amino JSON sign bytes carry the sequence, so it is named; direct ones end with the
+          // verifier's reason.
+          const { accountNumber, chainId } = signerData;
           throw err(
             SdkErrors.Unauthorized,
-            `signature verification failed; please verify account number (${acc.base.accountNumber}) and chain-id (${ctx.block.chainId})`,
+            onlyAminoJson(info.modeInfo)
+              ? `signature verification failed; please verify account number (${accountNumber}), sequence (${acc.base.sequence}) and chain-id (${chainId})`
+              : `signature verification failed; please verify account number (${accountNumber}) and chain-id (${chainId}): (unable to verify single signer signature)`,
           );
         }
       }

@@ -37,3 +37,13 @@ export function signBytesFor(
     }
   }
 }
+
+/**
+ * Whether a signature was made in amino JSON alone (every member's, for a multisig): its sign bytes then carry
+ * the sequence, so the SDK names the sequence among the causes when it fails to verify.
+ */
+export function onlyAminoJson(modeInfo: ModeInfo | undefined): boolean {
+  if (modeInfo?.sum.case === "single") return modeInfo.sum.value.mode === SignMode.LEGACY_AMINO_JSON;
+  if (modeInfo?.sum.case === "multi") return modeInfo.sum.value.modeInfos.every(onlyAminoJson);
+  return false;
+}

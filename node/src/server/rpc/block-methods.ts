@@ -14,7 +14,7 @@ import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcCall, RpcMethod } from "./json-rpc-server.js";
 import { hashParam, heightParam, optInt } from "./rpc-params.js";
 
-/** `block`, `block_by_hash`, `block_results`, `commit` and `blockchain`: blocks from the block store. */
+/** `block`, `block_by_hash`, `header`, `header_by_hash`, `block_results`, `commit` and `blockchain`: the block store's. */
 export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
   const { blocks, store } = node;
 
@@ -43,6 +43,21 @@ export function blockMethods(node: ChainNode): Record<string, RpcMethod> {
         const h = await blocks.heightByHash(hashParam(p));
         if (h === undefined) return { block_id: blockIdJson(undefined), block: null };
         return blockAt(h, call);
+      },
+    },
+    header: {
+      params: ["height"],
+      run: async (p) => {
+        const meta = await blocks.meta(heightParam(p, blocks.height));
+        return { header: meta ? headerJson(meta.header) : null };
+      },
+    },
+    header_by_hash: {
+      params: ["hash"],
+      run: async (p) => {
+        const h = await blocks.heightByHash(hashParam(p));
+        const meta = h === undefined ? undefined : await blocks.meta(h);
+        return { header: meta ? headerJson(meta.header) : null };
       },
     },
     block_results: {

@@ -64,8 +64,14 @@ function eventData(type: string, value: unknown): string {
   return JSON.stringify({ type: `tendermint/event/${type}`, value });
 }
 
-/** `"type.key": [values]` of every attribute, skipping nameless events and keyless attributes, as CometBFT. */
 function flatten(events: readonly AbciEvent[], kind: string): Record<string, string[]> {
+  const out = flatAttributes(events);
+  out["tm.event"] = [...(out["tm.event"] ?? []), kind];
+  return out;
+}
+
+/** `"type.key": [values]` of every attribute, skipping nameless events and keyless attributes, as CometBFT. */
+export function flatAttributes(events: readonly AbciEvent[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const e of events) {
     if (!e.type) continue;
@@ -77,7 +83,6 @@ function flatten(events: readonly AbciEvent[], kind: string): Record<string, str
       else out[tag] = [a.value];
     }
   }
-  out["tm.event"] = [...(out["tm.event"] ?? []), kind];
   return out;
 }
 

@@ -135,6 +135,30 @@ export class EventQuery {
     return new EventQuery(conditions, conditions.map(conditionText).join(" AND "));
   }
 
+  /** Whether every condition is on `tag`: a search on block heights alone need read no events. */
+  onlyOn(tag: string): boolean {
+    return this.conditions.every((c) => c.tag === tag);
+  }
+
+  /**
+   * The integers `tag` may take for the query to hold, narrowed from [min, max] by its numeric conditions
+   * (`block.height >= 5 AND block.height < 9` gives [5, 8]), so a search walks only that range.
+   */
+  range(tag: string, min: number, max: number): { min: number; max: number } {
+    for (const c of this.conditions) {
+      if (c.tag !== tag || c.arg?.kind !== "number") continue;
+      const n = Number(c.arg.text);
+      if (c.op === "=") {
+        if (!Number.isInteger(n)) return { min: 1, max: 0 };
+        [min, max] = [Math.max(min, n), Math.min(max, n)];
+      } else if (c.op === ">") min = Math.max(min, Math.floor(n) + 1);
+      else if (c.op === ">=") min = Math.max(min, Math.ceil(n));
+      else if (c.op === "<") max = Math.min(max, Math.ceil(n) - 1);
+      else if (c.op === "<=") max = Math.min(max, Math.floor(n));
+    }
+    return { min, max };
+  }
+
   /** Whether the events satisfy every condition (and there are events at all, as CometBFT requires). */
   matches(events: FlatEvents): boolean {
     const keys = Object.keys(events);

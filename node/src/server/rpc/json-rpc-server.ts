@@ -41,6 +41,8 @@ export interface RpcMethod {
    * a few more wait, and the rest are refused (LARGE_ANSWER_CONCURRENCY).
    */
   large?: boolean;
+  /** Left out of the list `GET /` answers: a name kept only to refuse it with a reason. */
+  unlisted?: boolean;
   run(params: RpcParams, call: RpcCall): Promise<unknown>;
 }
 
@@ -130,7 +132,10 @@ export class JsonRpcServer {
       maxOpenConnections: opts.maxOpenConnections ?? DEFAULT_RPC_MAX_OPEN_CONNECTIONS,
       maxBatchSize: opts.maxBatchSize ?? DEFAULT_RPC_MAX_BATCH_SIZE,
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_RPC_MAX_RESPONSE_BYTES,
-      methodNames: [...methods.keys()].sort(),
+      methodNames: [...methods]
+        .filter(([, m]) => !m.unlisted)
+        .map(([name]) => name)
+        .sort(),
       websocket: {
         maxSubscriptionClients: ws.maxSubscriptionClients ?? RPC_DEFAULTS.maxSubscriptionClients,
         maxSubscriptionsPerClient: ws.maxSubscriptionsPerClient ?? RPC_DEFAULTS.maxSubscriptionsPerClient,

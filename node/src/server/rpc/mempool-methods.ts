@@ -8,7 +8,10 @@ import { JsonRpcError } from "./json-rpc-error.js";
 import type { RpcMethod } from "./json-rpc-server.js";
 import { bytesParam, optInt } from "./rpc-params.js";
 
-/** `broadcast_tx_async`, `_sync` and `_commit`: txs into the mempool; `unconfirmed_txs` and its count: what waits. */
+/**
+ * `broadcast_tx_async`, `_sync` and `_commit`: txs into the mempool; `check_tx`: CheckTx alone; `unconfirmed_txs`
+ * and its count: what waits.
+ */
 export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
   const { mempool, producer } = node;
   return {
@@ -53,6 +56,14 @@ export function mempoolMethods(node: ChainNode): Record<string, RpcMethod> {
           hash: hexUpper(hash),
           height: String(height),
         };
+      },
+    },
+    check_tx: {
+      params: ["tx"],
+      run: async (p) => {
+        const r = await node.app.dryCheckTx(bytesParam(p, "tx", "base64"));
+        // CometBFT writes ResponseCheckTx with every field, empty bytes as null.
+        return { ...txResultJson(r), data: r.data.length ? base64(r.data) : null };
       },
     },
     unconfirmed_txs: {

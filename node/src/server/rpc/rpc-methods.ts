@@ -1,9 +1,12 @@
 import type { ChainNode } from "../../chain/chain-node.js";
 import { abciMethods } from "./abci-methods.js";
 import { blockMethods } from "./block-methods.js";
+import { blockSearchMethods } from "./block-search-methods.js";
+import { consensusMethods } from "./consensus-methods.js";
 import { genesisMethods } from "./genesis-methods.js";
 import type { RpcMethod } from "./json-rpc-server.js";
 import { mempoolMethods } from "./mempool-methods.js";
+import { netMethods } from "./net-methods.js";
 import { statusMethods } from "./status-methods.js";
 import { txMethods } from "./tx-methods.js";
 
@@ -14,7 +17,10 @@ const AREAS: readonly ((node: ChainNode) => Record<string, RpcMethod>)[] = [
   mempoolMethods,
   txMethods,
   blockMethods,
+  blockSearchMethods,
   genesisMethods,
+  consensusMethods,
+  netMethods,
 ];
 
 /** Every method the node answers, keyed by CometBFT's name. */

@@ -57,10 +57,25 @@ export function heightParam(p: RpcParams, latest: number): number {
   return h;
 }
 
-/** CometBFT's paging: `page` from 1, `per_page` clamped to 1..100 (30 when absent). */
+/** CometBFT's `per_page`: 30 when absent or below 1, at most 100. */
+export function perPageParam(p: RpcParams): number {
+  const perPage = optInt(p, "per_page") ?? 30;
+  return perPage < 1 ? 30 : Math.min(perPage, 100);
+}
+
+/** CometBFT's paging: `page` from 1, `per_page` as perPageParam. */
 export function paging(p: RpcParams): { page: number; perPage: number } {
-  const perPage = Math.min(Math.max(optInt(p, "per_page") ?? 30, 1), 100);
   const page = optInt(p, "page") ?? 1;
   if (page < 1) throw JsonRpcError.invalidParams("page must be at least 1");
-  return { page, perPage };
+  return { page, perPage: perPageParam(p) };
+}
+
+/** A page among `total` results, as CometBFT checks it once the total is known: 1 when absent. */
+export function pageWithin(p: RpcParams, perPage: number, total: number): number {
+  const page = optInt(p, "page");
+  if (page === undefined) return 1;
+  const pages = Math.max(Math.floor((total - 1) / perPage) + 1, 1);
+  if (page < 1 || page > pages)
+    throw JsonRpcError.internal(`page should be within [1, ${pages}] range, given ${page}`);
+  return page;
 }

@@ -5,7 +5,7 @@ import { rfc3339 } from "../../consensus/rfc3339.js";
 import type { ValidatorSigner } from "../../consensus/validator-signer.js";
 import { hexUpper, pubKeyJson, validatorJson } from "./comet-json.js";
 import type { RpcMethod } from "./json-rpc-server.js";
-import { heightParam, paging } from "./rpc-params.js";
+import { heightParam, pageWithin, perPageParam } from "./rpc-params.js";
 
 /** What CometBFT's `status` is made of; the RPC method and an offline `chaind status` both fill it in. */
 export interface StatusSource {
@@ -89,11 +89,12 @@ export function statusMethods(node: ChainNode): Record<string, RpcMethod> {
       params: ["height", "page", "per_page"],
       run: async (p) => {
         const height = heightParam(p, blocks.height);
-        const { page } = paging(p);
+        // One validator: page 1 holds it whatever per_page is; CometBFT refuses any later page.
+        pageWithin(p, perPageParam(p), 1);
         return {
           block_height: String(height),
-          validators: page === 1 ? [validatorJson(signer, node.votingPower())] : [],
-          count: page === 1 ? "1" : "0",
+          validators: [validatorJson(signer, node.votingPower())],
+          count: "1",
           total: "1",
         };
       },
