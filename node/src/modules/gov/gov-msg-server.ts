@@ -28,7 +28,7 @@ import type { TypeRegistry } from "../../app/type-registry.js";
 import { GovErrors, type GovKeeper, govError } from "./gov-keeper.js";
 import { legacyContent } from "./gov-legacy-content.js";
 import { checkProposalContents } from "./proposal-contents.js";
-import { checkDepositSize, proposalRules } from "./proposal-rules.js";
+import { checkDepositSize, durationMs, proposalRules } from "./proposal-rules.js";
 import { checkMetadataLength, checkProposalText } from "./proposal-text-bounds.js";
 
 /** gov's Msg service; `authority` is the gov module account, the only signer proposal messages may have. */
@@ -129,7 +129,7 @@ export function govMsgServer(
       checkDepositSize(params, msg.expedited, initial);
       const id = await keeper.nextProposalId(ctx);
       const submit = ctx.block.time;
-      const depositEnd = new Date(submit.getTime() + Number(params.maxDepositPeriod?.seconds ?? 0n) * 1000);
+      const depositEnd = new Date(submit.getTime() + durationMs(params.maxDepositPeriod));
       const p = create(ProposalSchema, {
         id,
         messages: msg.messages,

@@ -26,7 +26,8 @@ export function proposalRules(
   };
 }
 
-function durationMs(d: Params["votingPeriod"]): number {
+/** A gov period in ms, nanos included (a testnet's 0.3s deposit period is 300 ms, not 0). */
+export function durationMs(d: Params["votingPeriod"]): number {
   return Number(d?.seconds ?? 0n) * 1000 + Math.floor((d?.nanos ?? 0) / 1e6);
 }
 
