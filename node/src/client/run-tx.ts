@@ -17,6 +17,7 @@ import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
 import { parseCoinsArgument } from "./coin-arguments.js";
 import { encodeAuthInfo, encodeBody, type SignerInfoParts, type UnsignedTxParts } from "./direct-signing.js";
+import type { KeyInfo } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
@@ -45,7 +46,7 @@ function feeOf(args: TxArgs): (gas: bigint) => { denom: string; amount: string }
   return () => [];
 }
 
-type FromKey = { address: string; pubKey?: Uint8Array };
+type FromKey = { address: string; pubKey?: Uint8Array; type?: KeyInfo["type"]; name?: string };
 
 /**
  * The `--from` key as the keyring lists it: its address and public key, for which no passphrase is asked (the
@@ -80,6 +81,11 @@ export async function runTx(
   const prefix = chainPrefix(args.home);
   const addresses = new AddressCodec(prefix);
   const key = await fromKey(args, prefix, addresses);
+  // A multisig key signs nothing itself: said before the node is asked, as the keyring would say it.
+  if (key.type === "multi" && !args["generate-only"])
+    throw new CliError(
+      `key "${key.name}" is a multisig key: its members sign (tx sign --multisig), then tx multisign combines them`,
+    );
   const messages = buildMsgs(key.address);
   checkTxArguments(messages, types, prefix);
   const feeFor = feeOf(args);
