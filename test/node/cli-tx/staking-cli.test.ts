@@ -197,7 +197,8 @@ describe("chaind query staking / tx staking: the SDK's staking commands against 
       "200",
       "500",
     ]);
-  }, 120_000);
+    // About twenty CLI runs, each a fresh process on a shared machine.
+  }, 180_000);
 
   it("refuses a create-validator file that misses what the SDK requires, in its words, before signing", async () => {
     const base = {
@@ -241,7 +242,7 @@ describe("chaind query staking / tx staking: the SDK's staking commands against 
       expect(results[i].stderr.trim(), re.source).toMatch(re);
     }
     expect((await json("query", "staking", "validators")).validators).toHaveLength(2);
-  });
+  }, 120_000);
 
   it("refuses a query address of the wrong kind before asking the node, and reports what the node cannot find", async () => {
     const wrong = await cli("query", "staking", "validator", alice.address);

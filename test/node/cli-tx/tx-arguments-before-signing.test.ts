@@ -182,7 +182,7 @@ describe("tx commands check their arguments, then reach the node, before any pas
       );
     }
     expect(requests).toEqual([]);
-  });
+  }, 120_000);
 
   it("asks the node for the account before the passphrase: a node that is down is reported with no prompt", async () => {
     const gen = await cli([
