@@ -132,12 +132,14 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
       }
       const tx = readTxFile(args.file, types);
       const prefix = chainPrefix(args.home);
-      const key = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
+      // The key as listed (no passphrase) until the node has given the account: a node that is down is
+      // reported before any prompt, as the SDK does.
+      const listed = await withCliKeyring(args, prefix, (ring) => ring.get(args.from));
       const signers = signersOf(tx, types, prefix);
-      const index = signers.indexOf(key.address);
+      const index = signers.indexOf(listed.address);
       if (index < 0)
         throw new CliError(
-          `tx intended signer does not match the given signer: ${args.from} (${key.address}) is not among the signers of this transaction (${signers.join(", ")})`,
+          `tx intended signer does not match the given signer: ${args.from} (${listed.address}) is not among the signers of this transaction (${signers.join(", ")})`,
         );
       let own: { accountNumber: bigint; sequence: bigint };
       const chainId = signingChainId(args["chain-id"], args.home);
@@ -146,12 +148,17 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
           throw new CliError("--offline needs --account-number (-a) and --sequence (-s)");
         own = { accountNumber: BigInt(args["account-number"]), sequence: BigInt(args.sequence) };
       } else {
-        own = await chainAccount(args, key.address);
+        own = await chainAccount(args, listed.address);
       }
 
       // SIGN_MODE_DIRECT signs the auth info, so it must list every signer (in the order of `signers`) before
       // anyone signs: this key's own info, then what the file holds, else what the chain knows of the others.
       const mode = signModeOf(args["sign-mode"] ?? "direct");
+      const others = new Map<string, Awaited<ReturnType<typeof chainAccount>>>();
+      if (!args.offline && (tx.authInfo?.signerInfos.length ?? 0) !== signers.length)
+        for (const address of signers)
+          if (address !== listed.address) others.set(address, await chainAccount(args, address));
+      const key = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
       const before = tx.authInfo ?? create(AuthInfoSchema);
       const beforeBytes = toBinary(AuthInfoSchema, before);
       const complete = before.signerInfos.length === signers.length;
@@ -160,7 +167,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         if (i === index) infos.push(directSignerInfo({ pubKey: key.pubKey, sequence: own.sequence }, mode));
         else if (complete) infos.push(before.signerInfos[i]);
         else if (args.offline) infos.push(directSignerInfo({ sequence: 0n }, mode));
-        else infos.push(directSignerInfo(await chainAccount(args, address), mode));
+        else infos.push(directSignerInfo(others.get(address)!, mode));
       }
       const authInfo: AuthInfo = { ...before, signerInfos: infos };
       // Signed in the namespace of the file, so the file's own type URLs are what the signature covers.

@@ -89,8 +89,14 @@ export async function signAsMultisigMember(
 ): Promise<void> {
   const tx = tools.readTxFile(args.file, types);
   const prefix = chainPrefix(args.home);
+  // The member as listed (no passphrase) until the node has given the account: a node that is down is reported
+  // before any prompt, as the SDK does.
   const { key, multisig } = await withCliKeyring(args, prefix, async (ring) => {
-    const member: KeySigner = await ring.signer(args.from);
+    const member = await ring.get(args.from);
+    if (member.type !== "local")
+      throw new CliError(
+        `key "${member.name}" is a multisig key: its members sign (tx sign --multisig), then tx multisign combines them`,
+      );
     const held = (await ring.exists(args.multisig)) ? await ring.get(args.multisig) : undefined;
     return { key: member, multisig: held };
   });
@@ -102,6 +108,7 @@ export async function signAsMultisigMember(
   if (!tools.signersOf(tx, types, prefix).includes(address))
     throw new CliError(`the multisig account ${address} is not among the signers of this transaction`);
   const account = await signingAccount(args, address);
+  const signer: KeySigner = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
   const out: SignatureFile = {
     signatures: [
       {
@@ -112,7 +119,7 @@ export async function signAsMultisigMember(
         data: {
           single: {
             mode: "SIGN_MODE_LEGACY_AMINO_JSON",
-            signature: Buffer.from(key.sign(aminoSignBytes(tx, account, types))).toString("base64"),
+            signature: Buffer.from(signer.sign(aminoSignBytes(tx, account, types))).toString("base64"),
           },
         },
         sequence: String(account.sequence),

@@ -5,7 +5,6 @@ import { SimulateRequestSchema, SimulateResponseSchema } from "@chaind/proto/sdk
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
 import { AddressCodec } from "../app/address-codec.js";
 import { rewriteAnyTypeUrls } from "../app/any-namespace.js";
-import { Coins } from "../app/coins.js";
 import { parseDecCoins, requiredFee } from "../app/dec-coins.js";
 import { toProtoJson } from "../app/proto-json.js";
 import { packedTxSigners } from "../app/tx-signers.js";
@@ -16,39 +15,46 @@ import { type ChainAccount, chainAccount } from "./chain-account.js";
 import { chainPrefix } from "./chain-prefix.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
+import { parseCoinsArgument } from "./coin-arguments.js";
 import { encodeAuthInfo, encodeBody, type SignerInfoParts, type UnsignedTxParts } from "./direct-signing.js";
-import type { KeySigner } from "./keyring/keyring.js";
+import type { KeyInfo } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
 import { nodeClient, printJson } from "./run-query.js";
 import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
 import { signingChainId } from "./signing-chain.js";
+import { checkTxArguments } from "./tx-argument-checks.js";
 import type { TxArgs } from "./tx-options.js";
 
 const WAIT_TIMEOUT_MS = 60_000;
 
-function feeOf(args: TxArgs, gas: bigint): { denom: string; amount: string }[] {
+/** The fee for a gas limit, from --fees or --gas-prices; both flags are read (and refused) before anything else. */
+function feeOf(args: TxArgs): (gas: bigint) => { denom: string; amount: string }[] {
   if (args.fees && args["gas-prices"]) throw new CliError("cannot provide both --fees and --gas-prices");
-  try {
-    if (args.fees) return Coins.parse(args.fees).toProto();
-    if (args["gas-prices"])
-      return parseDecCoins(args["gas-prices"]).map((p) => ({
-        denom: p.denom,
-        amount: requiredFee(p, gas).toString(),
-      }));
-  } catch (e) {
-    throw new CliError((e as Error).message);
+  if (args.fees) {
+    const fees = parseCoinsArgument(args.fees);
+    return () => fees;
   }
-  return [];
+  if (args["gas-prices"]) {
+    let prices: ReturnType<typeof parseDecCoins>;
+    try {
+      prices = parseDecCoins(args["gas-prices"]);
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+    return (gas) => prices.map((p) => ({ denom: p.denom, amount: requiredFee(p, gas).toString() }));
+  }
+  return () => [];
 }
 
-type FromKey = { address: string; pubKey?: Uint8Array; sign?: KeySigner["sign"] };
+type FromKey = { address: string; pubKey?: Uint8Array; type?: KeyInfo["type"]; name?: string };
 
 /**
- * The `--from` key. An unsigned tx needs only its public key, so no passphrase is asked; with
- * --generate-only, `--from` may also be an address the keyring does not hold (an offline or multisig account).
+ * The `--from` key as the keyring lists it: its address and public key, for which no passphrase is asked (the
+ * secret is opened only to sign, once everything else has been checked). With --generate-only, `--from` may also
+ * be an address the keyring does not hold (an offline or multisig account).
  */
 async function fromKey(args: TxArgs, prefix: string, addresses: AddressCodec): Promise<FromKey> {
-  if (!args["generate-only"]) return withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
+  if (!args["generate-only"]) return withCliKeyring(args, prefix, (ring) => ring.get(args.from));
   const held = await withCliKeyring(args, prefix, async (ring) =>
     (await ring.exists(args.from)) ? ring.get(args.from) : undefined,
   );
@@ -62,7 +68,9 @@ async function fromKey(args: TxArgs, prefix: string, addresses: AddressCodec): P
 
 /**
  * Builds, signs and broadcasts a tx from the `--from` key (or prints it unsigned with --generate-only), the
- * generate / sign / broadcast steps of Cosmos in one go. Failures print one line and exit non-zero.
+ * generate / sign / broadcast steps of Cosmos in one go. Failures print one line and exit non-zero. In the SDK's
+ * order: the arguments are checked first (no passphrase asked, nothing sent), then the node is asked for the
+ * account, and only then is the passphrase asked, so a node that is down is reported before any prompt.
  */
 export async function runTx(
   args: TxArgs,
@@ -73,7 +81,16 @@ export async function runTx(
   const prefix = chainPrefix(args.home);
   const addresses = new AddressCodec(prefix);
   const key = await fromKey(args, prefix, addresses);
+  // A multisig key signs nothing itself: said before the node is asked, as the keyring would say it.
+  if (key.type === "multi" && !args["generate-only"])
+    throw new CliError(
+      `key "${key.name}" is a multisig key: its members sign (tx sign --multisig), then tx multisign combines them`,
+    );
   const messages = buildMsgs(key.address);
+  checkTxArguments(messages, types, prefix);
+  const feeFor = feeOf(args);
+  if (args.gas !== "auto" && !/^\d+$/.test(args.gas))
+    throw new CliError(`--gas must be a number or "auto", got ${JSON.stringify(args.gas)}`);
   const memo = args.note ?? args.memo;
   const client = nodeClient(args);
   let payer: string | undefined;
@@ -129,12 +146,10 @@ export async function runTx(
       if (e instanceof NodeCallError) throw new CliError(`gas estimation failed: ${e.message}`);
       throw e;
     }
-  } else if (/^\d+$/.test(args.gas)) {
-    gas = BigInt(args.gas);
   } else {
-    throw new CliError(`--gas must be a number or "auto", got ${JSON.stringify(args.gas)}`);
+    gas = BigInt(args.gas);
   }
-  const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeOf(args, gas), gasLimit: gas, payer } };
+  const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeFor(gas), gasLimit: gas, payer } };
 
   if (args["generate-only"]) {
     const tx = create(TxSchema, {
@@ -149,14 +164,15 @@ export async function runTx(
   }
 
   const chainId = signingChainId(args["chain-id"], args.home);
-  const { accountNumber, sequence } = await accountOf(key.address);
   const mode = signModeOf(args["sign-mode"] ?? "direct");
+  const { accountNumber, sequence } = await accountOf(key.address);
+  const signer = await withCliKeyring(args, prefix, (ring) => ring.signer(args.from));
   const bodyBytes = encodeBody(parts);
-  const authInfoBytes = encodeAuthInfo(parts, [{ pubKey: key.pubKey, sequence }], mode);
+  const authInfoBytes = encodeAuthInfo(parts, [{ pubKey: signer.pubKey, sequence }], mode);
   const signBytes = cliSignBytes(mode, bodyBytes, authInfoBytes, { chainId, accountNumber, sequence }, types);
   const bytes = toBinary(
     TxRawSchema,
-    create(TxRawSchema, { bodyBytes, authInfoBytes, signatures: [key.sign!(signBytes)] }),
+    create(TxRawSchema, { bodyBytes, authInfoBytes, signatures: [signer.sign(signBytes)] }),
   );
   const broadcastMode = args["broadcast-mode"] ?? defaults.broadcastMode;
   const res =

@@ -160,11 +160,11 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       ...["--upgrade-height", "100", "--upgrade-info", info],
     ];
     const cases: [string[], RegExp][] = [
-      [["tx", "bank", "send", "alice", bob, "12x"], /^Error: invalid coins "12x"/],
+      [["tx", "bank", "send", "alice", bob, "12x"], /^Error: invalid decimal coin expression: 12x$/],
       [["tx", "bank", "send", "nobody", bob, "1stake"], /^Error: .*nobody/],
       [
         ["tx", "bank", "send", "alice", "sdk1notanaddress", "1stake", "--wait"],
-        /^Error: transaction .* (rejected|failed)/,
+        /^Error: invalid address: decoding bech32 failed: /,
       ],
       [["tx", "gov", "vote", "1", "maybe", "--from", "validator"], /^Error: invalid vote option "maybe"/],
       [["query", "gov", "proposal", "999"], /^Error: .*proposal 999 doesn't exist/],

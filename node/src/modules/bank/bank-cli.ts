@@ -2,10 +2,9 @@ import { create } from "@bufbuild/protobuf";
 import { Query } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
-import { Coins } from "../../app/coins.js";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { CliError } from "../../client/cli-error.js";
+import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
 import { runTx } from "../../client/run-tx.js";
@@ -22,12 +21,7 @@ export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxAr
           describe: "Send funds from one account to another",
           builder: (b: Argv) => b.options({ ...txOptions, from: { ...txOptions.from, demandOption: false } }),
           handler: (a) => {
-            let amount: ReturnType<Coins["toProto"]>;
-            try {
-              amount = Coins.parse(String(a.amount)).toProto();
-            } catch (e) {
-              throw new CliError(`invalid coins ${JSON.stringify(a.amount)}: ${(e as Error).message}`);
-            }
+            const amount = parseCoinsArgument(String(a.amount));
             const args = { ...(a as unknown as TxArgs), from: String(a.from_key_or_address) };
             return runTx(args, types, (from) => [
               types.pack(

@@ -10,23 +10,15 @@ import {
   MsgVoteWeightedSchema,
 } from "@chaind/proto/sdk/gov/v1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
-import { Coins } from "../../app/coins.js";
 import type { HomeArgs } from "../../app/home-args.js";
 import { fromProtoJson } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
+import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
 import { runTx } from "../../client/run-tx.js";
 import { type TxArgs, txOptions } from "../../client/tx-options.js";
-
-const coins = (text: string, flag: string) => {
-  try {
-    return Coins.parse(text).toProto();
-  } catch (e) {
-    throw new CliError(`${flag}: ${(e as Error).message}`);
-  }
-};
 
 const proposalId = (raw: unknown) => {
   if (!/^\d+$/.test(String(raw)))
@@ -87,7 +79,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArg
                 MsgSubmitProposalSchema,
                 create(MsgSubmitProposalSchema, {
                   messages,
-                  initialDeposit: doc.deposit ? coins(doc.deposit, "deposit") : [],
+                  initialDeposit: doc.deposit ? parseCoinsArgument(doc.deposit) : [],
                   proposer: from,
                   metadata: doc.metadata ?? "",
                   title: doc.title ?? "",
@@ -109,7 +101,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArg
                 create(MsgDepositSchema, {
                   proposalId: proposalId(a["proposal-id"]),
                   depositor: from,
-                  amount: coins(String(a.deposit), "deposit"),
+                  amount: parseCoinsArgument(String(a.deposit)),
                 }),
               ),
             ]),

@@ -29,7 +29,9 @@ import {
   type StakingKeeper,
 } from "./staking-keeper.js";
 import { stakingMsgServer } from "./staking-msg-server.js";
+import { stakingQueryCommand } from "./staking-query-cli.js";
 import { stakingQueryServer } from "./staking-query-server.js";
+import { stakingTxCommand } from "./staking-tx-cli.js";
 
 /** Validators and delegations: bonded stake, which governance counts as voting power. */
 export class StakingModule implements AppModule {
@@ -161,6 +163,14 @@ export class StakingModule implements AppModule {
   registerServices(r: ServiceRegistrar): void {
     r.msgService(Msg, stakingMsgServer(this.keeper));
     r.queryService(Query, stakingQueryServer(this.keeper, this.bank));
+  }
+
+  txCommand(ctx: ModuleCliContext): ModuleCommand {
+    return stakingTxCommand(ctx.types);
+  }
+
+  queryCommand(ctx: ModuleCliContext): ModuleCommand {
+    return stakingQueryCommand(ctx.types);
   }
 
   genesisCommands(ctx: ModuleCliContext): ModuleCommand[] {

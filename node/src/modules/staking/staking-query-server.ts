@@ -3,9 +3,11 @@ import {
   type Query,
   QueryDelegationResponseSchema,
   QueryDelegatorDelegationsResponseSchema,
+  QueryDelegatorUnbondingDelegationsResponseSchema,
   QueryParamsResponseSchema,
   QueryPoolResponseSchema,
   QueryRedelegationsResponseSchema,
+  QueryUnbondingDelegationResponseSchema,
   QueryValidatorDelegationsResponseSchema,
   QueryValidatorResponseSchema,
   QueryValidatorsResponseSchema,
@@ -18,6 +20,7 @@ import {
   DelegationSchema,
   RedelegationResponseSchema,
   RedelegationSchema,
+  UnbondingDelegationSchema,
   ValidatorSchema,
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import type { Context } from "../../app/context.js";
@@ -114,6 +117,29 @@ export function stakingQueryServer(keeper: StakingKeeper, bank: BankKeeper): Ser
       );
       return create(QueryDelegatorDelegationsResponseSchema, {
         delegationResponses: items,
+        pagination: page,
+      });
+    },
+    async unbondingDelegation(ctx, req) {
+      const del = keeper.addresses.fromString(req.delegatorAddr, "delegator address");
+      const u = await keeper.getUnbonding(ctx, del, valAddr(req.validatorAddr));
+      if (!u)
+        throw ChainError.wrap(
+          SdkErrors.NotFound,
+          `unbonding delegation with delegator ${req.delegatorAddr} not found for validator ${req.validatorAddr}`,
+        );
+      return create(QueryUnbondingDelegationResponseSchema, { unbond: u });
+    },
+    async delegatorUnbondingDelegations(ctx, req) {
+      const del = keeper.addresses.fromString(req.delegatorAddr, "delegator address");
+      const { items, page } = await paginate(
+        ctx.kv(STAKING_STORE),
+        StakingKeys.unbonding.prefixOf(del),
+        req.pagination,
+        (_val, bytes) => fromBinary(UnbondingDelegationSchema, bytes),
+      );
+      return create(QueryDelegatorUnbondingDelegationsResponseSchema, {
+        unbondingResponses: items,
         pagination: page,
       });
     },

@@ -8,11 +8,11 @@ import { Query } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import { MsgCancelUpgradeSchema, MsgSoftwareUpgradeSchema } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import { AddressCodec } from "../../app/address-codec.js";
-import { Coins } from "../../app/coins.js";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { chainPrefix } from "../../client/chain-prefix.js";
 import { CliError } from "../../client/cli-error.js";
+import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import type { QueryArgs } from "../../client/query-options.js";
 import { queryOptions } from "../../client/query-options.js";
 import { nodeClient, printJson, printMessage, runQuery } from "../../client/run-query.js";
@@ -68,14 +68,10 @@ function authorityOf(args: ProposalArgs): string {
   }
 }
 
+/** The proposal's messages from the proposer's address; the deposit is read at once, before any node is asked. */
 function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
+  const deposit = args.deposit ? parseCoinsArgument(args.deposit) : [];
   return (from: string) => {
-    let deposit: { denom: string; amount: string }[] = [];
-    try {
-      deposit = args.deposit ? Coins.parse(args.deposit).toProto() : [];
-    } catch (e) {
-      throw new CliError(`--deposit: ${(e as Error).message}`);
-    }
     const msg = create(MsgSubmitProposalSchema, {
       messages: [inner],
       initialDeposit: deposit,
@@ -137,8 +133,6 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             const a = args as unknown as SoftwareUpgradeArgs;
             if (!Number.isSafeInteger(a["upgrade-height"]) || a["upgrade-height"] <= 0)
               throw new CliError("--upgrade-height must be a positive integer");
-            if (a.validate) await checkUpgradeInfo(a);
-            await warnIfTooSoon(a);
             const inner = types.pack(
               MsgSoftwareUpgradeSchema,
               create(MsgSoftwareUpgradeSchema, {
@@ -146,7 +140,10 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
                 plan: { name: a.name, height: BigInt(a["upgrade-height"]), info: a["upgrade-info"] },
               }),
             );
-            await runTx(a, types, proposalMsgs(a, types, inner));
+            const msgs = proposalMsgs(a, types, inner);
+            if (a.validate) await checkUpgradeInfo(a);
+            await warnIfTooSoon(a);
+            await runTx(a, types, msgs);
           },
         })
         .command({

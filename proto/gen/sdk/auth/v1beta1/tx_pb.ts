@@ -7,13 +7,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import type { Params } from "./auth_pb.js";
 import { file_sdk_auth_v1beta1_auth } from "./auth_pb.js";
 import { file_sdk_msg_v1_msg } from "../../msg/v1/msg_pb.js";
+import { file_sdk_scalar_v1_scalar } from "../../scalar/v1/scalar_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file sdk/auth/v1beta1/tx.proto.
  */
 export const file_sdk_auth_v1beta1_tx: GenFile = /*@__PURE__*/
-  fileDesc("ChlzZGsvYXV0aC92MWJldGExL3R4LnByb3RvEhBzZGsuYXV0aC52MWJldGExIl4KD01zZ1VwZGF0ZVBhcmFtcxIRCglhdXRob3JpdHkYASABKAkSKAoGcGFyYW1zGAIgASgLMhguc2RrLmF1dGgudjFiZXRhMS5QYXJhbXM6DoLnsCoJYXV0aG9yaXR5IhkKF01zZ1VwZGF0ZVBhcmFtc1Jlc3BvbnNlMmoKA01zZxJcCgxVcGRhdGVQYXJhbXMSIS5zZGsuYXV0aC52MWJldGExLk1zZ1VwZGF0ZVBhcmFtcxopLnNkay5hdXRoLnYxYmV0YTEuTXNnVXBkYXRlUGFyYW1zUmVzcG9uc2UaBYDnsCoBYgZwcm90bzM", [file_sdk_auth_v1beta1_auth, file_sdk_msg_v1_msg]);
+  fileDesc("ChlzZGsvYXV0aC92MWJldGExL3R4LnByb3RvEhBzZGsuYXV0aC52MWJldGExInUKD01zZ1VwZGF0ZVBhcmFtcxIoCglhdXRob3JpdHkYASABKAlCFdK0LRFzZGsuQWRkcmVzc1N0cmluZxIoCgZwYXJhbXMYAiABKAsyGC5zZGsuYXV0aC52MWJldGExLlBhcmFtczoOguewKglhdXRob3JpdHkiGQoXTXNnVXBkYXRlUGFyYW1zUmVzcG9uc2UyagoDTXNnElwKDFVwZGF0ZVBhcmFtcxIhLnNkay5hdXRoLnYxYmV0YTEuTXNnVXBkYXRlUGFyYW1zGikuc2RrLmF1dGgudjFiZXRhMS5Nc2dVcGRhdGVQYXJhbXNSZXNwb25zZRoFgOewKgFiBnByb3RvMw", [file_sdk_auth_v1beta1_auth, file_sdk_msg_v1_msg, file_sdk_scalar_v1_scalar]);
 
 /**
  * Replaces all auth params; only the authority (the gov module account) may send it.

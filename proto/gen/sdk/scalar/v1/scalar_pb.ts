@@ -16,7 +16,9 @@ export const file_sdk_scalar_v1_scalar: GenFile = /*@__PURE__*/
 /**
  * What a scalar field holds beyond its proto type. "sdk.LegacyDec" on a string or bytes field: the digits
  * of a decimal scaled by 10^18 ("500000000000000000" for 0.5), as gogoproto writes a LegacyDec custom
- * type on the wire; gateways print the decimal ("0.500000000000000000").
+ * type on the wire; gateways print the decimal ("0.500000000000000000"). "sdk.AddressString" and
+ * "sdk.ValidatorAddressString": a bech32 account or operator (valoper) address, which clients check before
+ * they sign.
  *
  * @generated from extension: string scalar = 93002;
  */

@@ -7,7 +7,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
 import type { PageRequest, PageResponse } from "../../base/query/v1beta1/pagination_pb.js";
 import { file_sdk_base_query_v1beta1_pagination } from "../../base/query/v1beta1/pagination_pb.js";
-import type { DelegationResponse, Params, Pool, RedelegationResponse, Validator } from "./staking_pb.js";
+import type { DelegationResponse, Params, Pool, RedelegationResponse, UnbondingDelegation, Validator } from "./staking_pb.js";
 import { file_sdk_staking_v1beta1_staking } from "./staking_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/staking/v1beta1/query.proto.
  */
 export const file_sdk_staking_v1beta1_query: GenFile = /*@__PURE__*/
-  fileDesc("Ch9zZGsvc3Rha2luZy92MWJldGExL3F1ZXJ5LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExImEKFlF1ZXJ5VmFsaWRhdG9yc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IocBChdRdWVyeVZhbGlkYXRvcnNSZXNwb25zZRIyCgp2YWxpZGF0b3JzGAEgAygLMh4uc2RrLnN0YWtpbmcudjFiZXRhMS5WYWxpZGF0b3ISOAoKcGFnaW5hdGlvbhgCIAEoCzIkLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlc3BvbnNlIi8KFVF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBIWCg52YWxpZGF0b3JfYWRkchgBIAEoCSJLChZRdWVyeVZhbGlkYXRvclJlc3BvbnNlEjEKCXZhbGlkYXRvchgBIAEoCzIeLnNkay5zdGFraW5nLnYxYmV0YTEuVmFsaWRhdG9yInMKIFF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXF1ZXN0EhYKDnZhbGlkYXRvcl9hZGRyGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqQBCiFRdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVzcG9uc2USRQoUZGVsZWdhdGlvbl9yZXNwb25zZXMYASADKAsyJy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiSAoWUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIWCg52YWxpZGF0b3JfYWRkchgCIAEoCSJfChdRdWVyeURlbGVnYXRpb25SZXNwb25zZRJEChNkZWxlZ2F0aW9uX3Jlc3BvbnNlGAEgASgLMicuc2RrLnN0YWtpbmcudjFiZXRhMS5EZWxlZ2F0aW9uUmVzcG9uc2UicwogUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QSFgoOZGVsZWdhdG9yX2FkZHIYASABKAkSNwoKcGFnaW5hdGlvbhgCIAEoCzIjLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlcXVlc3QipAEKIVF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZRJFChRkZWxlZ2F0aW9uX3Jlc3BvbnNlcxgBIAMoCzInLnNkay5zdGFraW5nLnYxYmV0YTEuRGVsZWdhdGlvblJlc3BvbnNlEjgKCnBhZ2luYXRpb24YAiABKAsyJC5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXNwb25zZSKkAQoZUXVlcnlSZWRlbGVnYXRpb25zUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIaChJzcmNfdmFsaWRhdG9yX2FkZHIYAiABKAkSGgoSZHN0X3ZhbGlkYXRvcl9hZGRyGAMgASgJEjcKCnBhZ2luYXRpb24YBCABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqEBChpRdWVyeVJlZGVsZWdhdGlvbnNSZXNwb25zZRJJChZyZWRlbGVnYXRpb25fcmVzcG9uc2VzGAEgAygLMikuc2RrLnN0YWtpbmcudjFiZXRhMS5SZWRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiEgoQUXVlcnlQb29sUmVxdWVzdCI8ChFRdWVyeVBvb2xSZXNwb25zZRInCgRwb29sGAEgASgLMhkuc2RrLnN0YWtpbmcudjFiZXRhMS5Qb29sIhQKElF1ZXJ5UGFyYW1zUmVxdWVzdCJCChNRdWVyeVBhcmFtc1Jlc3BvbnNlEisKBnBhcmFtcxgBIAEoCzIbLnNkay5zdGFraW5nLnYxYmV0YTEuUGFyYW1zMsUKCgVRdWVyeRKQAQoKVmFsaWRhdG9ycxIrLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JzUmVxdWVzdBosLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JzUmVzcG9uc2UiJ4LT5JMCIRIfL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycxKeAQoJVmFsaWRhdG9yEiouc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvclJlcXVlc3QaKy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yUmVzcG9uc2UiOILT5JMCMhIwL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycy97dmFsaWRhdG9yX2FkZHJ9EssBChRWYWxpZGF0b3JEZWxlZ2F0aW9ucxI1LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JEZWxlZ2F0aW9uc1JlcXVlc3QaNi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXNwb25zZSJEgtPkkwI+Ejwvc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzL3t2YWxpZGF0b3JfYWRkcn0vZGVsZWdhdGlvbnMSvgEKCkRlbGVnYXRpb24SKy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdGlvblJlcXVlc3QaLC5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdGlvblJlc3BvbnNlIlWC0+STAk8STS9zZGsvc3Rha2luZy92MWJldGExL3ZhbGlkYXRvcnMve3ZhbGlkYXRvcl9hZGRyfS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9EsABChREZWxlZ2F0b3JEZWxlZ2F0aW9ucxI1LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QaNi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZSI5gtPkkwIzEjEvc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9ErgBCg1SZWRlbGVnYXRpb25zEi4uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXF1ZXN0Gi8uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXNwb25zZSJGgtPkkwJAEj4vc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0b3JzL3tkZWxlZ2F0b3JfYWRkcn0vcmVkZWxlZ2F0aW9ucxJ4CgRQb29sEiUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXF1ZXN0GiYuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXNwb25zZSIhgtPkkwIbEhkvc2RrL3N0YWtpbmcvdjFiZXRhMS9wb29sEoABCgZQYXJhbXMSJy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5UGFyYW1zUmVxdWVzdBooLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlQYXJhbXNSZXNwb25zZSIjgtPkkwIdEhsvc2RrL3N0YWtpbmcvdjFiZXRhMS9wYXJhbXNiBnByb3RvMw", [file_google_api_annotations, file_sdk_base_query_v1beta1_pagination, file_sdk_staking_v1beta1_staking]);
+  fileDesc("Ch9zZGsvc3Rha2luZy92MWJldGExL3F1ZXJ5LnByb3RvEhNzZGsuc3Rha2luZy52MWJldGExImEKFlF1ZXJ5VmFsaWRhdG9yc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IocBChdRdWVyeVZhbGlkYXRvcnNSZXNwb25zZRIyCgp2YWxpZGF0b3JzGAEgAygLMh4uc2RrLnN0YWtpbmcudjFiZXRhMS5WYWxpZGF0b3ISOAoKcGFnaW5hdGlvbhgCIAEoCzIkLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlc3BvbnNlIi8KFVF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBIWCg52YWxpZGF0b3JfYWRkchgBIAEoCSJLChZRdWVyeVZhbGlkYXRvclJlc3BvbnNlEjEKCXZhbGlkYXRvchgBIAEoCzIeLnNkay5zdGFraW5nLnYxYmV0YTEuVmFsaWRhdG9yInMKIFF1ZXJ5VmFsaWRhdG9yRGVsZWdhdGlvbnNSZXF1ZXN0EhYKDnZhbGlkYXRvcl9hZGRyGAEgASgJEjcKCnBhZ2luYXRpb24YAiABKAsyIy5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXF1ZXN0IqQBCiFRdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVzcG9uc2USRQoUZGVsZWdhdGlvbl9yZXNwb25zZXMYASADKAsyJy5zZGsuc3Rha2luZy52MWJldGExLkRlbGVnYXRpb25SZXNwb25zZRI4CgpwYWdpbmF0aW9uGAIgASgLMiQuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVzcG9uc2UiSAoWUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIWCg52YWxpZGF0b3JfYWRkchgCIAEoCSJfChdRdWVyeURlbGVnYXRpb25SZXNwb25zZRJEChNkZWxlZ2F0aW9uX3Jlc3BvbnNlGAEgASgLMicuc2RrLnN0YWtpbmcudjFiZXRhMS5EZWxlZ2F0aW9uUmVzcG9uc2UiUQofUXVlcnlVbmJvbmRpbmdEZWxlZ2F0aW9uUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRIWCg52YWxpZGF0b3JfYWRkchgCIAEoCSJcCiBRdWVyeVVuYm9uZGluZ0RlbGVnYXRpb25SZXNwb25zZRI4CgZ1bmJvbmQYASABKAsyKC5zZGsuc3Rha2luZy52MWJldGExLlVuYm9uZGluZ0RlbGVnYXRpb24icwogUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QSFgoOZGVsZWdhdG9yX2FkZHIYASABKAkSNwoKcGFnaW5hdGlvbhgCIAEoCzIjLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlcXVlc3QipAEKIVF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZRJFChRkZWxlZ2F0aW9uX3Jlc3BvbnNlcxgBIAMoCzInLnNkay5zdGFraW5nLnYxYmV0YTEuRGVsZWdhdGlvblJlc3BvbnNlEjgKCnBhZ2luYXRpb24YAiABKAsyJC5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXNwb25zZSJ8CilRdWVyeURlbGVnYXRvclVuYm9uZGluZ0RlbGVnYXRpb25zUmVxdWVzdBIWCg5kZWxlZ2F0b3JfYWRkchgBIAEoCRI3CgpwYWdpbmF0aW9uGAIgASgLMiMuc2RrLmJhc2UucXVlcnkudjFiZXRhMS5QYWdlUmVxdWVzdCKtAQoqUXVlcnlEZWxlZ2F0b3JVbmJvbmRpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlEkUKE3VuYm9uZGluZ19yZXNwb25zZXMYASADKAsyKC5zZGsuc3Rha2luZy52MWJldGExLlVuYm9uZGluZ0RlbGVnYXRpb24SOAoKcGFnaW5hdGlvbhgCIAEoCzIkLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlc3BvbnNlIqQBChlRdWVyeVJlZGVsZWdhdGlvbnNSZXF1ZXN0EhYKDmRlbGVnYXRvcl9hZGRyGAEgASgJEhoKEnNyY192YWxpZGF0b3JfYWRkchgCIAEoCRIaChJkc3RfdmFsaWRhdG9yX2FkZHIYAyABKAkSNwoKcGFnaW5hdGlvbhgEIAEoCzIjLnNkay5iYXNlLnF1ZXJ5LnYxYmV0YTEuUGFnZVJlcXVlc3QioQEKGlF1ZXJ5UmVkZWxlZ2F0aW9uc1Jlc3BvbnNlEkkKFnJlZGVsZWdhdGlvbl9yZXNwb25zZXMYASADKAsyKS5zZGsuc3Rha2luZy52MWJldGExLlJlZGVsZWdhdGlvblJlc3BvbnNlEjgKCnBhZ2luYXRpb24YAiABKAsyJC5zZGsuYmFzZS5xdWVyeS52MWJldGExLlBhZ2VSZXNwb25zZSISChBRdWVyeVBvb2xSZXF1ZXN0IjwKEVF1ZXJ5UG9vbFJlc3BvbnNlEicKBHBvb2wYASABKAsyGS5zZGsuc3Rha2luZy52MWJldGExLlBvb2wiFAoSUXVlcnlQYXJhbXNSZXF1ZXN0IkIKE1F1ZXJ5UGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsuc2RrLnN0YWtpbmcudjFiZXRhMS5QYXJhbXMyqQ4KBVF1ZXJ5EpABCgpWYWxpZGF0b3JzEisuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvcnNSZXF1ZXN0Giwuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvcnNSZXNwb25zZSIngtPkkwIhEh8vc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzEp4BCglWYWxpZGF0b3ISKi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VmFsaWRhdG9yUmVxdWVzdBorLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JSZXNwb25zZSI4gtPkkwIyEjAvc2RrL3N0YWtpbmcvdjFiZXRhMS92YWxpZGF0b3JzL3t2YWxpZGF0b3JfYWRkcn0SywEKFFZhbGlkYXRvckRlbGVnYXRpb25zEjUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVZhbGlkYXRvckRlbGVnYXRpb25zUmVxdWVzdBo2LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlWYWxpZGF0b3JEZWxlZ2F0aW9uc1Jlc3BvbnNlIkSC0+STAj4SPC9zZGsvc3Rha2luZy92MWJldGExL3ZhbGlkYXRvcnMve3ZhbGlkYXRvcl9hZGRyfS9kZWxlZ2F0aW9ucxK+AQoKRGVsZWdhdGlvbhIrLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0aW9uUmVxdWVzdBosLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0aW9uUmVzcG9uc2UiVYLT5JMCTxJNL3Nkay9zdGFraW5nL3YxYmV0YTEvdmFsaWRhdG9ycy97dmFsaWRhdG9yX2FkZHJ9L2RlbGVnYXRpb25zL3tkZWxlZ2F0b3JfYWRkcn0S7gEKE1VuYm9uZGluZ0RlbGVnYXRpb24SNC5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VW5ib25kaW5nRGVsZWdhdGlvblJlcXVlc3QaNS5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5VW5ib25kaW5nRGVsZWdhdGlvblJlc3BvbnNlImqC0+STAmQSYi9zZGsvc3Rha2luZy92MWJldGExL3ZhbGlkYXRvcnMve3ZhbGlkYXRvcl9hZGRyfS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9L3VuYm9uZGluZ19kZWxlZ2F0aW9uEsABChREZWxlZ2F0b3JEZWxlZ2F0aW9ucxI1LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0b3JEZWxlZ2F0aW9uc1JlcXVlc3QaNi5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdG9yRGVsZWdhdGlvbnNSZXNwb25zZSI5gtPkkwIzEjEvc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0aW9ucy97ZGVsZWdhdG9yX2FkZHJ9EvABCh1EZWxlZ2F0b3JVbmJvbmRpbmdEZWxlZ2F0aW9ucxI+LnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlEZWxlZ2F0b3JVbmJvbmRpbmdEZWxlZ2F0aW9uc1JlcXVlc3QaPy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5RGVsZWdhdG9yVW5ib25kaW5nRGVsZWdhdGlvbnNSZXNwb25zZSJOgtPkkwJIEkYvc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0b3JzL3tkZWxlZ2F0b3JfYWRkcn0vdW5ib25kaW5nX2RlbGVnYXRpb25zErgBCg1SZWRlbGVnYXRpb25zEi4uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXF1ZXN0Gi8uc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVJlZGVsZWdhdGlvbnNSZXNwb25zZSJGgtPkkwJAEj4vc2RrL3N0YWtpbmcvdjFiZXRhMS9kZWxlZ2F0b3JzL3tkZWxlZ2F0b3JfYWRkcn0vcmVkZWxlZ2F0aW9ucxJ4CgRQb29sEiUuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXF1ZXN0GiYuc2RrLnN0YWtpbmcudjFiZXRhMS5RdWVyeVBvb2xSZXNwb25zZSIhgtPkkwIbEhkvc2RrL3N0YWtpbmcvdjFiZXRhMS9wb29sEoABCgZQYXJhbXMSJy5zZGsuc3Rha2luZy52MWJldGExLlF1ZXJ5UGFyYW1zUmVxdWVzdBooLnNkay5zdGFraW5nLnYxYmV0YTEuUXVlcnlQYXJhbXNSZXNwb25zZSIjgtPkkwIdEhsvc2RrL3N0YWtpbmcvdjFiZXRhMS9wYXJhbXNiBnByb3RvMw", [file_google_api_annotations, file_sdk_base_query_v1beta1_pagination, file_sdk_staking_v1beta1_staking]);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryValidatorsRequest
@@ -179,6 +179,45 @@ export const QueryDelegationResponseSchema: GenMessage<QueryDelegationResponse> 
   messageDesc(file_sdk_staking_v1beta1_query, 7);
 
 /**
+ * @generated from message sdk.staking.v1beta1.QueryUnbondingDelegationRequest
+ */
+export type QueryUnbondingDelegationRequest = Message<"sdk.staking.v1beta1.QueryUnbondingDelegationRequest"> & {
+  /**
+   * @generated from field: string delegator_addr = 1;
+   */
+  delegatorAddr: string;
+
+  /**
+   * @generated from field: string validator_addr = 2;
+   */
+  validatorAddr: string;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryUnbondingDelegationRequest.
+ * Use `create(QueryUnbondingDelegationRequestSchema)` to create a new message.
+ */
+export const QueryUnbondingDelegationRequestSchema: GenMessage<QueryUnbondingDelegationRequest> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 8);
+
+/**
+ * @generated from message sdk.staking.v1beta1.QueryUnbondingDelegationResponse
+ */
+export type QueryUnbondingDelegationResponse = Message<"sdk.staking.v1beta1.QueryUnbondingDelegationResponse"> & {
+  /**
+   * @generated from field: sdk.staking.v1beta1.UnbondingDelegation unbond = 1;
+   */
+  unbond?: UnbondingDelegation | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryUnbondingDelegationResponse.
+ * Use `create(QueryUnbondingDelegationResponseSchema)` to create a new message.
+ */
+export const QueryUnbondingDelegationResponseSchema: GenMessage<QueryUnbondingDelegationResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 9);
+
+/**
  * @generated from message sdk.staking.v1beta1.QueryDelegatorDelegationsRequest
  */
 export type QueryDelegatorDelegationsRequest = Message<"sdk.staking.v1beta1.QueryDelegatorDelegationsRequest"> & {
@@ -198,7 +237,7 @@ export type QueryDelegatorDelegationsRequest = Message<"sdk.staking.v1beta1.Quer
  * Use `create(QueryDelegatorDelegationsRequestSchema)` to create a new message.
  */
 export const QueryDelegatorDelegationsRequestSchema: GenMessage<QueryDelegatorDelegationsRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 8);
+  messageDesc(file_sdk_staking_v1beta1_query, 10);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryDelegatorDelegationsResponse
@@ -220,7 +259,51 @@ export type QueryDelegatorDelegationsResponse = Message<"sdk.staking.v1beta1.Que
  * Use `create(QueryDelegatorDelegationsResponseSchema)` to create a new message.
  */
 export const QueryDelegatorDelegationsResponseSchema: GenMessage<QueryDelegatorDelegationsResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 9);
+  messageDesc(file_sdk_staking_v1beta1_query, 11);
+
+/**
+ * @generated from message sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsRequest
+ */
+export type QueryDelegatorUnbondingDelegationsRequest = Message<"sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsRequest"> & {
+  /**
+   * @generated from field: string delegator_addr = 1;
+   */
+  delegatorAddr: string;
+
+  /**
+   * @generated from field: sdk.base.query.v1beta1.PageRequest pagination = 2;
+   */
+  pagination?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsRequest.
+ * Use `create(QueryDelegatorUnbondingDelegationsRequestSchema)` to create a new message.
+ */
+export const QueryDelegatorUnbondingDelegationsRequestSchema: GenMessage<QueryDelegatorUnbondingDelegationsRequest> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 12);
+
+/**
+ * @generated from message sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsResponse
+ */
+export type QueryDelegatorUnbondingDelegationsResponse = Message<"sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsResponse"> & {
+  /**
+   * @generated from field: repeated sdk.staking.v1beta1.UnbondingDelegation unbonding_responses = 1;
+   */
+  unbondingResponses: UnbondingDelegation[];
+
+  /**
+   * @generated from field: sdk.base.query.v1beta1.PageResponse pagination = 2;
+   */
+  pagination?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message sdk.staking.v1beta1.QueryDelegatorUnbondingDelegationsResponse.
+ * Use `create(QueryDelegatorUnbondingDelegationsResponseSchema)` to create a new message.
+ */
+export const QueryDelegatorUnbondingDelegationsResponseSchema: GenMessage<QueryDelegatorUnbondingDelegationsResponse> = /*@__PURE__*/
+  messageDesc(file_sdk_staking_v1beta1_query, 13);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryRedelegationsRequest
@@ -252,7 +335,7 @@ export type QueryRedelegationsRequest = Message<"sdk.staking.v1beta1.QueryRedele
  * Use `create(QueryRedelegationsRequestSchema)` to create a new message.
  */
 export const QueryRedelegationsRequestSchema: GenMessage<QueryRedelegationsRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 10);
+  messageDesc(file_sdk_staking_v1beta1_query, 14);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryRedelegationsResponse
@@ -274,7 +357,7 @@ export type QueryRedelegationsResponse = Message<"sdk.staking.v1beta1.QueryRedel
  * Use `create(QueryRedelegationsResponseSchema)` to create a new message.
  */
 export const QueryRedelegationsResponseSchema: GenMessage<QueryRedelegationsResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 11);
+  messageDesc(file_sdk_staking_v1beta1_query, 15);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryPoolRequest
@@ -287,7 +370,7 @@ export type QueryPoolRequest = Message<"sdk.staking.v1beta1.QueryPoolRequest"> &
  * Use `create(QueryPoolRequestSchema)` to create a new message.
  */
 export const QueryPoolRequestSchema: GenMessage<QueryPoolRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 12);
+  messageDesc(file_sdk_staking_v1beta1_query, 16);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryPoolResponse
@@ -304,7 +387,7 @@ export type QueryPoolResponse = Message<"sdk.staking.v1beta1.QueryPoolResponse">
  * Use `create(QueryPoolResponseSchema)` to create a new message.
  */
 export const QueryPoolResponseSchema: GenMessage<QueryPoolResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 13);
+  messageDesc(file_sdk_staking_v1beta1_query, 17);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryParamsRequest
@@ -317,7 +400,7 @@ export type QueryParamsRequest = Message<"sdk.staking.v1beta1.QueryParamsRequest
  * Use `create(QueryParamsRequestSchema)` to create a new message.
  */
 export const QueryParamsRequestSchema: GenMessage<QueryParamsRequest> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 14);
+  messageDesc(file_sdk_staking_v1beta1_query, 18);
 
 /**
  * @generated from message sdk.staking.v1beta1.QueryParamsResponse
@@ -334,7 +417,7 @@ export type QueryParamsResponse = Message<"sdk.staking.v1beta1.QueryParamsRespon
  * Use `create(QueryParamsResponseSchema)` to create a new message.
  */
 export const QueryParamsResponseSchema: GenMessage<QueryParamsResponse> = /*@__PURE__*/
-  messageDesc(file_sdk_staking_v1beta1_query, 15);
+  messageDesc(file_sdk_staking_v1beta1_query, 19);
 
 /**
  * @generated from service sdk.staking.v1beta1.Query
@@ -373,12 +456,28 @@ export const Query: GenService<{
     output: typeof QueryDelegationResponseSchema;
   },
   /**
+   * @generated from rpc sdk.staking.v1beta1.Query.UnbondingDelegation
+   */
+  unbondingDelegation: {
+    methodKind: "unary";
+    input: typeof QueryUnbondingDelegationRequestSchema;
+    output: typeof QueryUnbondingDelegationResponseSchema;
+  },
+  /**
    * @generated from rpc sdk.staking.v1beta1.Query.DelegatorDelegations
    */
   delegatorDelegations: {
     methodKind: "unary";
     input: typeof QueryDelegatorDelegationsRequestSchema;
     output: typeof QueryDelegatorDelegationsResponseSchema;
+  },
+  /**
+   * @generated from rpc sdk.staking.v1beta1.Query.DelegatorUnbondingDelegations
+   */
+  delegatorUnbondingDelegations: {
+    methodKind: "unary";
+    input: typeof QueryDelegatorUnbondingDelegationsRequestSchema;
+    output: typeof QueryDelegatorUnbondingDelegationsResponseSchema;
   },
   /**
    * @generated from rpc sdk.staking.v1beta1.Query.Redelegations

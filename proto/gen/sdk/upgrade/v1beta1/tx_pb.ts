@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_sdk_msg_v1_msg } from "../../msg/v1/msg_pb.js";
+import { file_sdk_scalar_v1_scalar } from "../../scalar/v1/scalar_pb.js";
 import type { Plan } from "./upgrade_pb.js";
 import { file_sdk_upgrade_v1beta1_upgrade } from "./upgrade_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sdk/upgrade/v1beta1/tx.proto.
  */
 export const file_sdk_upgrade_v1beta1_tx: GenFile = /*@__PURE__*/
-  fileDesc("ChxzZGsvdXBncmFkZS92MWJldGExL3R4LnByb3RvEhNzZGsudXBncmFkZS52MWJldGExImAKEk1zZ1NvZnR3YXJlVXBncmFkZRIRCglhdXRob3JpdHkYASABKAkSJwoEcGxhbhgCIAEoCzIZLnNkay51cGdyYWRlLnYxYmV0YTEuUGxhbjoOguewKglhdXRob3JpdHkiHAoaTXNnU29mdHdhcmVVcGdyYWRlUmVzcG9uc2UiNQoQTXNnQ2FuY2VsVXBncmFkZRIRCglhdXRob3JpdHkYASABKAk6DoLnsCoJYXV0aG9yaXR5IhoKGE1zZ0NhbmNlbFVwZ3JhZGVSZXNwb25zZTLgAQoDTXNnEmsKD1NvZnR3YXJlVXBncmFkZRInLnNkay51cGdyYWRlLnYxYmV0YTEuTXNnU29mdHdhcmVVcGdyYWRlGi8uc2RrLnVwZ3JhZGUudjFiZXRhMS5Nc2dTb2Z0d2FyZVVwZ3JhZGVSZXNwb25zZRJlCg1DYW5jZWxVcGdyYWRlEiUuc2RrLnVwZ3JhZGUudjFiZXRhMS5Nc2dDYW5jZWxVcGdyYWRlGi0uc2RrLnVwZ3JhZGUudjFiZXRhMS5Nc2dDYW5jZWxVcGdyYWRlUmVzcG9uc2UaBYDnsCoBYgZwcm90bzM", [file_sdk_msg_v1_msg, file_sdk_upgrade_v1beta1_upgrade]);
+  fileDesc("ChxzZGsvdXBncmFkZS92MWJldGExL3R4LnByb3RvEhNzZGsudXBncmFkZS52MWJldGExIncKEk1zZ1NvZnR3YXJlVXBncmFkZRIoCglhdXRob3JpdHkYASABKAlCFdK0LRFzZGsuQWRkcmVzc1N0cmluZxInCgRwbGFuGAIgASgLMhkuc2RrLnVwZ3JhZGUudjFiZXRhMS5QbGFuOg6C57AqCWF1dGhvcml0eSIcChpNc2dTb2Z0d2FyZVVwZ3JhZGVSZXNwb25zZSJMChBNc2dDYW5jZWxVcGdyYWRlEigKCWF1dGhvcml0eRgBIAEoCUIV0rQtEXNkay5BZGRyZXNzU3RyaW5nOg6C57AqCWF1dGhvcml0eSIaChhNc2dDYW5jZWxVcGdyYWRlUmVzcG9uc2Uy4AEKA01zZxJrCg9Tb2Z0d2FyZVVwZ3JhZGUSJy5zZGsudXBncmFkZS52MWJldGExLk1zZ1NvZnR3YXJlVXBncmFkZRovLnNkay51cGdyYWRlLnYxYmV0YTEuTXNnU29mdHdhcmVVcGdyYWRlUmVzcG9uc2USZQoNQ2FuY2VsVXBncmFkZRIlLnNkay51cGdyYWRlLnYxYmV0YTEuTXNnQ2FuY2VsVXBncmFkZRotLnNkay51cGdyYWRlLnYxYmV0YTEuTXNnQ2FuY2VsVXBncmFkZVJlc3BvbnNlGgWA57AqAWIGcHJvdG8z", [file_sdk_msg_v1_msg, file_sdk_scalar_v1_scalar, file_sdk_upgrade_v1beta1_upgrade]);
 
 /**
  * @generated from message sdk.upgrade.v1beta1.MsgSoftwareUpgrade
