@@ -115,6 +115,35 @@ describe("proposals expiring together: EndBlock work grows with their number, no
     return r.pagination?.total ?? 0n;
   }
 
+  it("ends a deposit period of a second and a half after a second and a half, not in the block that submits", async () => {
+    const chain = await AppChain.open({
+      accounts: [{ account: attacker, coins: "100000000000stake" }],
+      validator: { account: validator, stake: 1_000_000n },
+      govPeriodMs: 1500,
+    });
+    cleanups.push(() => chain.close());
+    const { accountNumber } = await chain.account(attacker.address);
+    const signer = new TxSigner(attacker, accountNumber, chain.chainId);
+    const t = Date.now();
+    await submit(chain, signer, 1, new Date(t));
+    const r = await queryApp(
+      chain.node,
+      "/sdk.gov.v1.Query/Proposals",
+      QueryProposalsRequestSchema,
+      {},
+      QueryProposalsResponseSchema,
+    );
+    expect(r.proposals).toHaveLength(1);
+    const p = r.proposals[0];
+    const ms = (ts: typeof p.submitTime) => Number(ts!.seconds) * 1000 + Math.floor(ts!.nanos / 1e6);
+    expect(ms(p.depositEndTime) - ms(p.submitTime)).toBe(1500);
+    // The whole period on, the proposal is dropped: not before.
+    await chain.block([], new Date(t + 1000));
+    expect(await proposalCount(chain)).toBe(1n);
+    await chain.block([], new Date(t + 1600));
+    expect(await proposalCount(chain)).toBe(0n);
+  });
+
   it("drops 1,000 and then 2,000 proposals in one block each, comparing keys linearly, and blocks go on", async () => {
     const { chain, signer, clock } = await openChain();
     const small = 1000;
