@@ -1,6 +1,7 @@
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import { ConfigError } from "@chaind/core/config-table";
 import { CliError } from "../client/cli-error.js";
+import { cobraMessage, SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import type { ChainProgram } from "./chain-program.js";
 import { CHAIND_COMMANDS } from "./chaind-commands.js";
 import { directGlobalArgs, parseDirectCommand } from "./direct-command.js";
@@ -55,11 +56,14 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
   let cli = yargs(argv).scriptName(program.name).options(globalOptions);
   for (const entry of CHAIND_COMMANDS) cli = cli.command(lazyCommand(entry, program) as never);
   await cli
-    .demandCommand(1, "a command is required; see --help")
+    .demandCommand(1, SHOW_GROUP_HELP)
     .strict()
     .help()
-    .fail((msg, err) => {
-      throw err ?? new CliError(msg);
+    .alias("help", "h")
+    .fail((msg, err, y) => {
+      if (err) throw err;
+      if (msg === SHOW_GROUP_HELP) return y.showHelp("log");
+      throw new CliError(cobraMessage(msg, argv, program.name));
     })
     .parseAsync();
 }

@@ -28,12 +28,12 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./start.js")).startCommand(await p.app()) as Loaded,
   },
   {
-    command: "keys <command>",
+    command: "keys",
     describe: "Manage your application's keys",
     load: async () => (await import("./keys.js")).keysCommand as Loaded,
   },
   {
-    command: "genesis <command>",
+    command: "genesis",
     describe: "Application's genesis-related subcommands",
     load: async (p) => (await import("./genesis.js")).genesisCommand(await p.app()) as Loaded,
   },
@@ -53,12 +53,12 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./version.js")).versionCommand(p) as Loaded,
   },
   {
-    command: "tx <module>",
+    command: "tx",
     describe: "Transactions subcommands",
     load: async (p) => (await import("./tx.js")).txCommand(await p.app()) as Loaded,
   },
   {
-    command: "query <module>",
+    command: "query",
     aliases: ["q"],
     describe: "Querying subcommands",
     load: async (p) => (await import("./query.js")).queryCommand(await p.app()) as Loaded,
@@ -75,7 +75,7 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./rollback.js")).rollbackCommand(p.name) as Loaded,
   },
   {
-    command: "snapshots <command>",
+    command: "snapshots",
     describe: "Manage local snapshots",
     load: async () => (await import("./snapshots.js")).snapshotsCommand as Loaded,
   },
@@ -85,18 +85,18 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./pre-upgrade.js")).preUpgradeCommand(p) as Loaded,
   },
   {
-    command: "comet <command>",
+    command: "comet",
     aliases: ["tendermint", "cometbft"],
     describe: "CometBFT subcommands",
     load: async () => (await import("./comet.js")).cometCommand as Loaded,
   },
   {
-    command: "debug <command>",
+    command: "debug",
     describe: "Tool for helping with debugging your application",
     load: async () => (await import("./debug.js")).debugCommand as Loaded,
   },
   {
-    command: "config <command>",
+    command: "config",
     describe: "Get and set client.toml, app.toml and config.toml values",
     load: async () => (await import("./config.js")).configCommand as Loaded,
   },

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { COMET_PROTOCOL, COMET_VERSION } from "../consensus/comet-version.js";
@@ -47,7 +48,7 @@ const leaf = <A>(
  * printing what they print.
  */
 export const cometCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: "comet <command>",
+  command: "comet",
   aliases: ["tendermint", "cometbft"],
   describe: "CometBFT subcommands",
   builder: (y) =>
@@ -116,6 +117,6 @@ export const cometCommand: CommandModule<GlobalArgs, GlobalArgs> = {
             }) as never,
         ),
       )
-      .demandCommand(1, "a comet subcommand is required") as never,
+      .demandCommand(1, SHOW_GROUP_HELP) as never,
   handler: () => {},
 };

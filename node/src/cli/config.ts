@@ -13,6 +13,7 @@ import {
 import { parse } from "smol-toml";
 import type { Argv, CommandModule } from "yargs";
 import { CliError } from "../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { APP_TOML } from "../config/app-config.js";
 import { CLIENT_TOML } from "../config/client-config.js";
 import { HomeLayout } from "../config/home-layout.js";
@@ -133,7 +134,7 @@ const fileAndKey = (y: Argv<GlobalArgs>) =>
 
 /** `chaind config get|set <client|app|config> <key> [value]`, as Cosmos SDK 0.50's confix. */
 export const configCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: "config <command>",
+  command: "config",
   describe: "Get and set client.toml, app.toml and config.toml values",
   builder: (y) =>
     y
@@ -154,6 +155,6 @@ export const configCommand: CommandModule<GlobalArgs, GlobalArgs> = {
           }),
         handler: runSet,
       } as never)
-      .demandCommand(1, "a config subcommand is required: get or set") as never,
+      .demandCommand(1, SHOW_GROUP_HELP) as never,
   handler: () => {},
 };

@@ -4,6 +4,7 @@ import { toHex, toHexUpper } from "@chaind/core/hex";
 import type { Argv, CommandModule } from "yargs";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { addressFromPubKey } from "../crypto/address.js";
 import { decodeBech32, encodeBech32 } from "../crypto/bech32.js";
 import type { GlobalArgs } from "./global-options.js";
@@ -95,7 +96,7 @@ type With<K extends string> = GlobalArgs & Record<K, string>;
 
 /** `chaind debug addr|pubkey|raw-bytes`, printing what Cosmos SDK 0.50's do. */
 export const debugCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: "debug <command>",
+  command: "debug",
   describe: "Tool for helping with debugging your application",
   builder: (y) =>
     y
@@ -130,6 +131,6 @@ export const debugCommand: CommandModule<GlobalArgs, GlobalArgs> = {
         builder: (a: Argv<GlobalArgs>) => a.positional("raw-bytes", { type: "string", demandOption: true }),
         handler: (a: With<"raw-bytes">) => print([toHexUpper(parseRawBytes(a["raw-bytes"]))]),
       } as never)
-      .demandCommand(1, "a debug subcommand is required") as never,
+      .demandCommand(1, SHOW_GROUP_HELP) as never,
   handler: () => {},
 };

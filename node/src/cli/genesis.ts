@@ -5,6 +5,7 @@ import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { CliError } from "../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { DEFAULT_BECH32_PREFIX, readGenesis, writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { cliApp } from "./cli-app.js";
@@ -95,14 +96,14 @@ function validateCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalAr
 /** `chaind genesis ...`: building the genesis file, with the commands modules add (staking's gentx). */
 export function genesisCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
   return {
-    command: "genesis <command>",
+    command: "genesis",
     describe: "Application's genesis-related subcommands",
     builder: (y) => {
       y.command(addAccountCommand()).command(validateCommand(def));
       const app = cliApp(def);
       for (const m of app.modules)
         for (const command of m.genesisCommands?.(app.context) ?? []) y.command(command);
-      return y.command(collectGentxsCommand()).demandCommand(1) as never;
+      return y.command(collectGentxsCommand()).demandCommand(1, SHOW_GROUP_HELP) as never;
     },
     handler: () => {},
   };

@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { keyOutput, keyOutputsText, keyPubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
@@ -83,7 +84,7 @@ export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs,
     (args: A) =>
       withSession(args, streams(), (s) => fn(s, args));
   return {
-    command: "keys <command>",
+    command: "keys",
     describe: "Manage your application's keys",
     builder: (y) =>
       y
@@ -107,7 +108,7 @@ export function makeKeysCommand(io?: Partial<KeysIo>): CommandModule<GlobalArgs,
         .command(importCommand(run(runImport)))
         .command(importHexCommand(run(runImportHex)))
         .command(mnemonicCommand(() => streams().stdout.write(`${generateMnemonic()}\n`)))
-        .demandCommand(1, "a keys subcommand is required") as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

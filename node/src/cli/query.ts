@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { CliError } from "../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
 import { cliApp } from "./cli-app.js";
@@ -12,7 +13,7 @@ import type { GlobalArgs } from "./global-options.js";
  */
 export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
   return {
-    command: "query <module>",
+    command: "query",
     aliases: ["q"],
     describe: "Querying subcommands",
     builder: (y) => {
@@ -57,7 +58,7 @@ export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, Glob
           builder: (b) => b.options(queryOptions),
           handler: (a) => rpc(a, "block", a.height ? { height: String(a.height) } : {}),
         })
-        .demandCommand(1) as never;
+        .demandCommand(1, SHOW_GROUP_HELP) as never;
     },
     handler: () => {},
   };

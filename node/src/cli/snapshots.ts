@@ -5,6 +5,7 @@ import type { Argv, CommandModule } from "yargs";
 import { readGenesisRecord } from "../chain/genesis-record.js";
 import { genesisTrustedValidators } from "../chain/genesis-validators.js";
 import { CliError } from "../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { type GenesisDoc, readGenesis } from "../config/genesis.js";
 import { readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
@@ -226,7 +227,7 @@ const deleteCommand: CommandModule<GlobalArgs, SnapshotIdArgs> = {
 
 /** `chaind snapshots ...`: state snapshots in data/snapshots/, as Cosmos SDK 0.50's command of that name. */
 export const snapshotsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
-  command: "snapshots <command>",
+  command: "snapshots",
   describe: "Manage local snapshots",
   builder: (y) =>
     y
@@ -236,6 +237,6 @@ export const snapshotsCommand: CommandModule<GlobalArgs, GlobalArgs> = {
       .command(dumpCommand as never)
       .command(loadCommand as never)
       .command(deleteCommand as never)
-      .demandCommand(1) as never,
+      .demandCommand(1, SHOW_GROUP_HELP) as never,
   handler: () => {},
 };

@@ -39,10 +39,10 @@ describe("a fixture app's module brings its own commands", () => {
   it("lists `query counter` in the fixture's help, beside the standard modules, and not in chaind's", async () => {
     const help = await chaind(["query", "--help"], { bin });
     expect(help.exitCode, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/query counter <command> +Querying commands for the counter module/);
-    for (const m of ["auth", "bank", "gov", "upgrade"]) expect(help.stdout).toContain(`query ${m} <command>`);
+    expect(help.stdout).toMatch(/query counter +Querying commands for the counter module/);
+    for (const m of ["auth", "bank", "gov", "upgrade"]) expect(help.stdout).toMatch(new RegExp(`query ${m} +\\S`));
     const standard = await chaind(["query", "--help"]);
-    expect(standard.stdout).toContain("query bank <command>");
+    expect(standard.stdout).toMatch(/query bank +\S/);
     expect(standard.stdout).not.toContain("query counter");
     const leaf = await chaind(["query", "counter", "--help"], { bin });
     expect(leaf.stdout).toMatch(/query counter count +Blocks counted since the module joined the chain/);

@@ -4,6 +4,7 @@ import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
+import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
@@ -12,7 +13,7 @@ import { type TxArgs, txOptions } from "../../client/tx-options.js";
 
 export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
   return {
-    command: "bank <command>",
+    command: "bank",
     describe: "Bank transaction subcommands",
     builder: (y) =>
       y
@@ -31,14 +32,14 @@ export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxAr
             ]);
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }
 
 export function bankQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   return {
-    command: "bank <command>",
+    command: "bank",
     describe: "Querying commands for the bank module",
     builder: (y) =>
       y
@@ -61,7 +62,7 @@ export function bankQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, Q
             printMessage(args, Query.method.allBalances.output, r, types.registry);
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

@@ -14,6 +14,7 @@ import type { HomeArgs } from "../../app/home-args.js";
 import { fromProtoJson } from "../../app/proto-json.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
@@ -43,7 +44,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArg
   const tx = (a: unknown, build: (from: string) => ReturnType<TypeRegistry["pack"]>[]) =>
     runTx(a as TxArgs, types, build);
   return {
-    command: "gov <command>",
+    command: "gov",
     describe: "Governance transactions subcommands",
     builder: (y) =>
       y
@@ -149,7 +150,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArg
             ]);
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }
@@ -157,7 +158,7 @@ export function govTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArg
 export function govQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   const q = (a: unknown) => a as QueryArgs;
   return {
-    command: "gov <command>",
+    command: "gov",
     describe: "Querying commands for the governance module",
     builder: (y) =>
       y
@@ -227,7 +228,7 @@ export function govQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, Qu
             printMessage(q(a), Query.method.params.output.field.params.message!, r.params!, types.registry);
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

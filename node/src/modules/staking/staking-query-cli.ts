@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from "yargs";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { chainPrefix } from "../../client/chain-prefix.js";
+import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { type PageArgs, pageOptions, pageRequest } from "../../client/page-options.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
@@ -29,7 +30,7 @@ export function stakingQueryCommand(types: TypeRegistry): CommandModule<HomeArgs
   };
   const paged = (b: Argv) => b.options(pageOptions);
   return {
-    command: "staking <command>",
+    command: "staking",
     describe: "Querying commands for the staking module",
     builder: (y) =>
       y
@@ -144,7 +145,7 @@ export function stakingQueryCommand(types: TypeRegistry): CommandModule<HomeArgs
             print(a, Query.method.params.output, await runQuery(a, Query.method.params, {}));
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

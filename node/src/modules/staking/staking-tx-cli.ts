@@ -10,6 +10,7 @@ import { AddressCodec } from "../../app/address-codec.js";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { chainPrefix } from "../../client/chain-prefix.js";
+import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { parseCoinArgument } from "../../client/coin-arguments.js";
 import { runTx } from "../../client/run-tx.js";
 import { type TxArgs, txOptions } from "../../client/tx-options.js";
@@ -29,7 +30,7 @@ export function stakingTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
   const tx = (a: unknown, build: (from: string) => ReturnType<TypeRegistry["pack"]>[]) =>
     runTx(a as TxArgs, types, build);
   return {
-    command: "staking <command>",
+    command: "staking",
     describe: "Staking transaction subcommands",
     builder: (y) =>
       y
@@ -110,7 +111,7 @@ export function stakingTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             ]);
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

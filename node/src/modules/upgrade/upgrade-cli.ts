@@ -12,6 +12,7 @@ import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { chainPrefix } from "../../client/chain-prefix.js";
 import { CliError } from "../../client/cli-error.js";
+import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { parseCoinsArgument } from "../../client/coin-arguments.js";
 import type { QueryArgs } from "../../client/query-options.js";
 import { queryOptions } from "../../client/query-options.js";
@@ -88,7 +89,7 @@ function proposalMsgs(args: ProposalArgs, types: TypeRegistry, inner: Any) {
 /** `chaind tx upgrade software-upgrade|cancel-software-upgrade`: governance proposals carrying upgrade messages. */
 export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
   return {
-    command: "upgrade <command>",
+    command: "upgrade",
     describe: "Upgrade transaction subcommands (governance proposals)",
     builder: (y) =>
       y
@@ -159,7 +160,7 @@ export function upgradeTxCommand(types: TypeRegistry): CommandModule<HomeArgs, T
             await runTx(a, types, proposalMsgs(a, types, inner));
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }
@@ -213,7 +214,7 @@ async function warnIfTooSoon(a: SoftwareUpgradeArgs): Promise<void> {
 /** `chaind query upgrade plan|applied|module_versions|authority`. */
 export function upgradeQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
   return {
-    command: "upgrade <command>",
+    command: "upgrade",
     describe: "Querying commands for the upgrade module",
     builder: (y) =>
       y
@@ -268,7 +269,7 @@ export function upgradeQueryCommand(types: TypeRegistry): CommandModule<HomeArgs
             );
           },
         })
-        .demandCommand(1) as never,
+        .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
 }

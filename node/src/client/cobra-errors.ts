@@ -1,0 +1,43 @@
+/**
+ * The message group commands (query, tx, keys, ...) give yargs' demandCommand: the fail handler shows that
+ * group's help for it and exits 0, as cobra does for a command that only holds subcommands.
+ */
+export const SHOW_GROUP_HELP = "show the group's help";
+
+/**
+ * yargs' argument errors in the words cobra prints them, on one line: what Cosmos operators know and their
+ * scripts match (`unknown flag: --x`, `unknown command "x" for "chaind"`, `accepts 2 arg(s), received 1`).
+ * `argv` is the command line as given and `program` the binary's name, to tell flags from commands and to name
+ * the command an unknown word was given to.
+ */
+export function cobraMessage(msg: string, argv: readonly string[], program: string): string {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg);
+  if (unknown) {
+    // yargs lists a dashed flag twice (as given and in camelCase); the first is the one given.
+    const name = unknown[1].split(", ")[0];
+    const long = argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+    if (long) return `unknown flag: --${name}`;
+    const short = argv.find((a) => /^-[^-]/.test(a) && a.slice(1).includes(name));
+    if (short) return `unknown shorthand flag: '${name[0]}' in ${short}`;
+    const at = argv.indexOf(name);
+    const path = argv.slice(0, at < 0 ? 0 : at).filter((a) => !a.startsWith("-"));
+    return `unknown command "${name}" for "${[program, ...path].join(" ")}"`;
+  }
+  const few = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(msg);
+  if (few) return `accepts ${few[2]} arg(s), received ${few[1]}`;
+  const many = /^Too many non-option arguments: got (\d+), maximum of (\d+)$/.exec(msg);
+  if (many) return `accepts at most ${many[2]} arg(s), received ${many[1]}`;
+  const choice = /^Invalid values:\s*Argument: (\S+), Given: (.*), Choices: (.*)$/s.exec(msg.trim());
+  if (choice?.[2] === '""') return `flag needs an argument: --${choice[1]}`;
+  if (choice)
+    return `invalid argument ${choice[2]} for "--${choice[1]}" flag: must be one of ${choice[3].replaceAll('"', "")}`;
+  const required = /^Missing required arguments?: (.+)$/.exec(msg);
+  if (required)
+    return `required flag(s) ${required[1]
+      .split(", ")
+      .map((f) => `"${f}"`)
+      .join(", ")} not set`;
+  const bare = /^Not enough arguments following: (.+)$/.exec(msg);
+  if (bare) return `flag needs an argument: --${bare[1]}`;
+  return msg.replace(/\s*\n\s*/g, " ");
+}
