@@ -20,7 +20,7 @@ export function cobraMessage(msg: string, argv: readonly string[], program: stri
     const short = argv.find((a) => /^-[^-]/.test(a) && a.slice(1).includes(name));
     if (short) return `unknown shorthand flag: '${name[0]}' in ${short}`;
     const at = argv.indexOf(name);
-    const path = argv.slice(0, at < 0 ? 0 : at).filter((a) => !a.startsWith("-"));
+    const path = argv.slice(0, Math.max(at, 0)).filter((a) => !a.startsWith("-"));
     return `unknown command "${name}" for "${[program, ...path].join(" ")}"`;
   }
   const few = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(msg);

@@ -9,7 +9,7 @@ import {
 } from "@chaind/core/config-table";
 import { CUSTOM_PRUNING_FLOORS, PRUNING_STRATEGIES } from "../store/pruning.js";
 import { readTomlConfig } from "./toml-file.js";
-import { tomlBool, tomlChoice, tomlString, tomlWholeNumber } from "./toml-setting-types.js";
+import { tomlBool, tomlChoice, tomlDecCoins, tomlString, tomlWholeNumber } from "./toml-setting-types.js";
 
 const whole = tomlWholeNumber({ min: 0 });
 /** Cosmos's template writes these numbers as strings. */
@@ -27,7 +27,7 @@ export const APP_TOML = defineTable({
   entries: {
     minimumGasPrices: setting({
       name: "minimum-gas-prices",
-      type: tomlString,
+      type: tomlDecCoins,
       default: "",
       doc: 'Minimum gas prices a validator accepts for a transaction in CheckTx, e.g. "0.025stake". `start` refuses to run while this is empty; "0stake" is an explicit choice to accept transactions without fees. --minimum-gas-prices and the CHAIND_MINIMUM_GAS_PRICES environment variable override it.',
     }),

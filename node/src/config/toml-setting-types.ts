@@ -1,5 +1,6 @@
 import type { SettingType } from "@chaind/core/config-table";
 import { formatGoDuration, parseGoDuration } from "@chaind/core/go-duration";
+import { parseDecCoins } from "../app/dec-coins.js";
 
 /** The value types of app.toml, config.toml and client.toml, read as Cosmos and CometBFT write them. */
 
@@ -9,6 +10,22 @@ const quote = (s: string) => JSON.stringify(s).replace(/\x7f/g, "\\u007F");
 export const tomlString: SettingType<string> = {
   expected: "a string",
   parse: (raw) => (typeof raw === "string" ? raw : undefined),
+  show: (v) => v,
+  toml: quote,
+};
+
+/** Decimal coins such as "0.025stake,1uatom" (minimum-gas-prices), or nothing: checked as the node parses them. */
+export const tomlDecCoins: SettingType<string> = {
+  expected: 'decimal coins such as "0.025stake" or "0.025stake,1uatom" (or "" for none)',
+  parse: (raw) => {
+    if (typeof raw !== "string") return undefined;
+    try {
+      parseDecCoins(raw);
+      return raw;
+    } catch {
+      return undefined;
+    }
+  },
   show: (v) => v,
   toml: quote,
 };

@@ -72,6 +72,30 @@ describe("minimum gas prices: nobody gets free txs by default", () => {
     expect(pre.exitCode, pre.stderr).toBe(0);
   });
 
+  it("config set refuses a price that is not decimal coins, leaving app.toml as it was", async () => {
+    const home = join(dir, "config-set");
+    expect((await chaind(["init", "n", "--chain-id", "c-1", "--home", home])).exitCode).toBe(0);
+    const before = readFileSync(join(home, "config", "app.toml"), "utf8");
+    const bad = await chaind(["config", "set", "app", "minimum-gas-prices", "abc", "--home", home]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toContain('minimum-gas-prices: expected decimal coins such as "0.025stake"');
+    expect(bad.stderr).toContain('got "abc"');
+    expect(readFileSync(join(home, "config", "app.toml"), "utf8")).toBe(before);
+    const good = await chaind([
+      "config",
+      "set",
+      "app",
+      "minimum-gas-prices",
+      "0.5stake,1uatom",
+      "--home",
+      home,
+    ]);
+    expect(good.exitCode, good.stderr).toBe(0);
+    expect(readFileSync(join(home, "config", "app.toml"), "utf8")).toContain(
+      'minimum-gas-prices = "0.5stake,1uatom"',
+    );
+  });
+
   it("the flag and CHAIND_MINIMUM_GAS_PRICES override app.toml, the flag first", async () => {
     const home = join(dir, "testnet");
     const made = await chaind(["testnet", "--home", home, "--keys", "1", "--block-time", "200ms"]);
