@@ -77,6 +77,10 @@ async function sendsRun(
 interface OutageRun {
   restartMs: number;
   upgradeMs: number;
+  /** The restart's gap in parts: its last block -> all four stopped -> all four started -> the next block. */
+  stoppingMs: number;
+  startingMs: number;
+  firstBlockMs: number;
 }
 
 /**
@@ -120,9 +124,13 @@ async function outageRun(
     const restart = async () => {
       const last = await tip();
       await network.stop();
+      const stopped = performance.now();
+      // Started: every node's REST listens (chaind up, CometBFT spawned).
       await network.start();
-      await network.waitForHeight(last + 5);
-      return commits.longestGap(last - 3, last + 5);
+      const started = performance.now();
+      // Ten blocks past the outage: heightIn reads the chain's pace off the last ten.
+      await network.waitForHeight(last + 12);
+      return { ...commits.longestGap(last - 3, last + 5), stopped, started };
     };
     const upgrade = async () => {
       const height = await network.heightIn(30);
@@ -145,7 +153,13 @@ async function outageRun(
     notes.push(
       `Run ${i + 1}: restart ${restartFirst ? "before" : "after"} the upgrade, longest gap between blocks ${r.before} and ${r.after}; upgrade at plan height ${u.height}, longest gap between blocks ${u.before} and ${u.after}.`,
     );
-    return { restartMs: r.ms, upgradeMs: u.ms };
+    return {
+      restartMs: r.ms,
+      upgradeMs: u.ms,
+      stoppingMs: r.stopped - r.beforeAt,
+      startingMs: r.started - r.stopped,
+      firstBlockMs: r.afterAt - r.started,
+    };
   } catch (e) {
     const tail = net ? `; node0's last lines:\n${net.nodes[0].lines.slice(-15).join("\n")}` : "";
     throw new Error(`${(e as Error).message}${tail}`);
@@ -232,6 +246,21 @@ export async function networkBench(opts: BenchOptions): Promise<BenchSection | B
         "ms",
         outages.map((r) => r.upgradeMs),
         restart,
+      ),
+      figure(
+        "  restart: last block -> all 4 stopped",
+        "ms",
+        outages.map((r) => r.stoppingMs),
+      ),
+      figure(
+        "  restart: all 4 stopped -> all 4 started (REST listening)",
+        "ms",
+        outages.map((r) => r.startingMs),
+      ),
+      figure(
+        "  restart: all 4 started -> next block",
+        "ms",
+        outages.map((r) => r.firstBlockMs),
       ),
     ],
     notes: [

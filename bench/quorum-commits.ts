@@ -1,6 +1,15 @@
 /** CometBFT's line once the App has committed a block (in consensus, and in the handshake's replay). */
 const COMMITTED_STATE = /committed state\b.*height=(\d+)/;
 
+/** Two heights committed one after the other, and when (performance.now()). */
+export interface CommitGap {
+  ms: number;
+  before: number;
+  after: number;
+  beforeAt: number;
+  afterAt: number;
+}
+
 /**
  * When each node of a network committed each height, read off its log lines as they arrive; a height counts as
  * committed by the network once a quorum of its validators (more than two thirds, the stakes equal) has
@@ -37,13 +46,14 @@ export class QuorumCommits {
    * The longest wait between two heights the network committed one after the other, among `from`..`to`: the
    * outage a halt or a restart caused, measured the same way for both.
    */
-  longestGap(from: number, to: number): { ms: number; before: number; after: number } {
-    let best = { ms: Number.NaN, before: 0, after: 0 };
+  longestGap(from: number, to: number): CommitGap {
+    let best: CommitGap = { ms: Number.NaN, before: 0, after: 0, beforeAt: 0, afterAt: 0 };
     let prev: { h: number; t: number } | null = null;
     for (let h = from; h <= to; h++) {
       const t = this.at(h);
       if (t === undefined) continue;
-      if (prev && !(t - prev.t <= best.ms)) best = { ms: t - prev.t, before: prev.h, after: h };
+      if (prev && !(t - prev.t <= best.ms))
+        best = { ms: t - prev.t, before: prev.h, after: h, beforeAt: prev.t, afterAt: t };
       prev = { h, t };
     }
     if (Number.isNaN(best.ms)) throw new Error(`no two heights committed by a quorum in ${from}..${to}`);
