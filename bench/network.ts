@@ -265,7 +265,7 @@ export async function networkBench(opts: BenchOptions): Promise<BenchSection | B
     ],
     notes: [
       `Sends: networks made by \`chaind testnet --validators N\` (N = 1, the ceiling, and ${VALIDATORS}), each validator under its own visor on CometBFT, timeout_commit ${SENDS_BLOCK_TIME_MS} ms; the 16 senders funded in the shared genesis before the first start; the same pre-signed sends (as many again untimed first) to node 0's RPC, which gossips them; which network goes first alternates.`,
-      `Downtime: ${VALIDATORS} validators on the v1 fixture release, timeout_commit ${UPGRADE_BLOCK_TIME_MS} ms, visor's defaults (a data backup before the switch) with pre-fetch on. A block counts as committed by the network once ${Math.floor((2 * VALIDATORS) / 3) + 1} of the ${VALIDATORS} validators logged CometBFT's "committed state" for it; the figure is the longest wait between two such blocks around the restart or the halt. All nodes share the machine's 2 cores: the restarts and the switches of the four happen at once on them.`,
+      `Downtime: ${VALIDATORS} validators on the v1 fixture release, timeout_commit ${UPGRADE_BLOCK_TIME_MS} ms, visor's defaults (a data backup before the switch) with pre-fetch on. A block counts as committed by the network once ${Math.floor((2 * VALIDATORS) / 3) + 1} of the ${VALIDATORS} validators logged CometBFT's "finalizing commit of block" for it (consensus only: the block the nodes halt in is committed before the halt, and its replay to v2 after the switch is not counted); the figure is the longest wait between two such blocks around the restart or the halt. All nodes share the machine's 2 cores: the restarts and the switches of the four happen at once on them.`,
       ...notes,
     ],
   };

@@ -1,5 +1,9 @@
-/** CometBFT's line once the App has committed a block (in consensus, and in the handshake's replay). */
-const COMMITTED_STATE = /committed state\b.*height=(\d+)/;
+/**
+ * CometBFT's line when a node has a block's commit (+2/3 precommits) and hands it to the App: logged in
+ * consensus only, not when a restarted node replays a stored block to its App. The block a node halts in for an
+ * upgrade was committed so before the halt; the first block after is the first the restarted network agrees on.
+ */
+const COMMITTED = /finalizing commit of block\b.*height=(\d+)/;
 
 /** Two heights committed one after the other, and when (performance.now()). */
 export interface CommitGap {
@@ -23,7 +27,7 @@ export class QuorumCommits {
 
   /** A line of a node's output (the network's echo). */
   observe(node: string, line: string): void {
-    const m = line.match(COMMITTED_STATE);
+    const m = line.match(COMMITTED);
     if (!m) return;
     const h = Number(m[1]);
     const byNode = this.seen.get(h) ?? new Map<string, number>();
