@@ -14,6 +14,7 @@ import { grpcThroughput } from "./grpc-throughput.js";
 import { historyReads } from "./history-reads.js";
 import { killLeftoverProcesses } from "./leftover-processes.js";
 import { describeMachine } from "./machine.js";
+import { networkBench } from "./network.js";
 import { nodeMemory } from "./node-memory.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, readLatestResults, resultsPath, writeResults } from "./results-file.js";
@@ -37,6 +38,7 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["memory", nodeMemory],
   ["startup", startup],
   ["cometbft", cometbftThroughput],
+  ["network", networkBench],
 ];
 
 /** The order sections appear in the results and the doc (issue 8's numbering, then later issues'). */
@@ -52,6 +54,7 @@ export const SECTION_ORDER = [
   "memory",
   "startup",
   "cometbft",
+  "network",
 ];
 
 async function main(): Promise<void> {
