@@ -128,8 +128,8 @@ async function outageRun(
       // Started: every node's REST listens (chaind up, CometBFT spawned).
       await network.start();
       const started = performance.now();
-      // Ten blocks past the outage: heightIn reads the chain's pace off the last ten.
-      await network.waitForHeight(last + 12);
+      // Past the window the gap is read in.
+      await network.waitForHeight(last + 5);
       return { ...commits.longestGap(last - 3, last + 5), stopped, started };
     };
     const upgrade = async () => {
