@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import { ConfigError } from "@chaind/core/config-table";
 import { CliError } from "../client/cli-error.js";
@@ -48,6 +49,32 @@ function checkedProgram(p: ChainProgram): ChainProgram {
   };
 }
 
+/** Commands that make a home, or need none: a --home that does not exist yet is theirs to create. */
+const MAKES_HOME = [
+  "init",
+  "testnet",
+  "keys add",
+  "keys import",
+  "keys import-hex",
+  "keys mnemonic",
+  "version",
+  "debug",
+];
+
+/**
+ * A --home given on the command line that does not exist is a typo, not a request for defaults: without this,
+ * queries would answer from whatever node listens on localhost and `keys list` would find no keys, exit 0.
+ */
+function checkHomeGiven(argv: string[], words: string[], home: string): void {
+  const given = argv.some((a) => a === "--home" || a.startsWith("--home="));
+  if (!given || existsSync(home)) return;
+  const command = words.join(" ");
+  if (MAKES_HOME.some((c) => command === c || command.startsWith(`${c} `)) || words.length === 0) return;
+  throw new CliError(
+    `home folder ${home} does not exist (--home): create it with init or testnet, or name another`,
+  );
+}
+
 async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
   const [{ default: yargs }, { lazyCommand }] = await Promise.all([
     import("yargs"),
@@ -56,6 +83,7 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
   let cli = yargs(argv).scriptName(program.name).options(globalOptions);
   for (const entry of CHAIND_COMMANDS) cli = cli.command(lazyCommand(entry, program) as never);
   await cli
+    .middleware((args) => checkHomeGiven(argv, args._.map(String), String(args.home)), true)
     .demandCommand(1, SHOW_GROUP_HELP)
     .strict()
     .help()
