@@ -260,7 +260,7 @@ describe("stock InterchainJS against the node", () => {
 
     // The voting period ends by block time: poll until the tally is in.
     let status = ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD;
-    for (let i = 0; i < 120 && status === ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD; i++) {
+    for (let i = 0; i < 240 && status === ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD; i++) {
       await new Promise((r) => setTimeout(r, 250));
       status = (await getProposal(query, { proposalId: upgradeId })).proposal!.status;
     }
