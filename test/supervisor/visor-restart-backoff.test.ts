@@ -73,6 +73,14 @@ describe("visor backs off restarting a new binary that dies right at start", () 
     expect(capped.waits).toEqual(["1s", "1.5s", "1.5s"]);
   });
 
+  it("a stop asked for during a wait ends visor there: the binary is not started again", async () => {
+    const v = h.start(["start"], { FAKE_BLOCKSTORE: "proto", VISOR_ROLLBACK_AFTER_FAILURES: "10" });
+    await v.waitFor(/starting it again in 4s/, 60_000);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit(60_000), v.output).toBe(143);
+    expect(v.lines.filter((l) => /starting daemon/.test(l))).toHaveLength(3);
+  });
+
   it("starts it again at once with VISOR_RESTART_BACKOFF_MAX=0", async () => {
     const off = await crashLoop({ VISOR_ROLLBACK_AFTER_FAILURES: "3", VISOR_RESTART_BACKOFF_MAX: "0s" });
     expect(off.code, off.output).toBe(70);
