@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   linkSync,
@@ -23,23 +24,36 @@ const IMMUTABLE = /\.(ldb|sst)$/;
 interface Entry {
   rel: string;
   size: number;
+  /** Permission bits, which a backup keeps: a 0700 data folder stays 0700 in its backup and once restored. */
+  mode: number;
+  folder: boolean;
 }
 
+/** Files and folders under `dir`, each folder listed before what it holds. */
 function walk(dir: string, base = dir, out: Entry[] = []): Entry[] {
   for (const name of readdirSync(dir)) {
     // The height probe's scratch copy of the databases, which it fills and removes while the node runs.
     if (dir === base && name === HEIGHT_PROBE_DIR) continue;
     const p = join(dir, name);
     const st = statSync(p);
-    if (st.isDirectory()) walk(p, base, out);
-    else if (st.isFile()) out.push({ rel: relative(base, p), size: st.size });
+    const entry = { rel: relative(base, p), size: st.size, mode: st.mode & 0o7777 };
+    if (st.isDirectory()) {
+      out.push({ ...entry, folder: true });
+      walk(p, base, out);
+    } else if (st.isFile()) out.push({ ...entry, folder: false });
   }
   return out;
 }
 
+/** The data space a clone of `entries` takes: hard-linked tables take none on the same disk. */
+function bytesToCopy(entries: Entry[], sameDisk: boolean): number {
+  return entries.reduce((n, e) => n + (e.folder || (sameDisk && IMMUTABLE.test(e.rel)) ? 0 : e.size), 0);
+}
+
 /**
  * Copies `entries` of `from` into `to`: immutable LevelDB tables hard-linked (copied across file systems), the
- * rest copied; then checks every file's size (but logs', which LevelDB may still append to).
+ * rest copied with their modes; then checks every file's size (but logs', which LevelDB may still append to),
+ * and gives each folder, `to` too, the mode of its source (last, so a read-only folder is filled first).
  */
 function cloneEntries(
   entries: Entry[],
@@ -53,6 +67,10 @@ function cloneEntries(
     onFile?.(i);
     const src = join(from, e.rel);
     const dst = join(to, e.rel);
+    if (e.folder) {
+      mkdirSync(dst, { recursive: true });
+      continue;
+    }
     mkdirSync(join(dst, ".."), { recursive: true });
     if (IMMUTABLE.test(e.rel)) {
       try {
@@ -73,8 +91,11 @@ function cloneEntries(
   mkdirSync(to, { recursive: true });
   const copy = new Map(walk(to).map((e) => [e.rel, e.size]));
   for (const e of entries)
-    if (copy.get(e.rel) !== e.size && !e.rel.endsWith(".log") && !e.rel.startsWith("LOG"))
+    if (!e.folder && copy.get(e.rel) !== e.size && !e.rel.endsWith(".log") && !e.rel.startsWith("LOG"))
       throw new Error(`${e.rel}: copy has ${copy.get(e.rel) ?? "no"} bytes, source ${e.size}`);
+  // Deepest first: listed before their contents, folders are walked back to front.
+  for (const e of entries.toReversed()) if (e.folder) chmodSync(join(to, e.rel), e.mode);
+  chmodSync(to, statSync(from).mode & 0o7777);
   return { linked, copied };
 }
 
@@ -101,8 +122,7 @@ export function backupData(
   const entries = walk(dataDir);
   mkdirSync(backupRoot, { recursive: true });
   const sameDisk = statSync(dataDir).dev === statSync(backupRoot).dev;
-  // Hard links cost no data space; across disks every file is copied.
-  const needed = entries.reduce((n, e) => n + (sameDisk && IMMUTABLE.test(e.rel) ? 0 : e.size), 0);
+  const needed = bytesToCopy(entries, sameDisk);
   const lack = lackOfSpace(backupRoot, needed);
   if (lack)
     throw new VisorError(
@@ -199,7 +219,7 @@ export function restoreDataBackup(
     const entries = walk(backupDir);
     const parent = join(dataDir, "..");
     const sameDisk = statSync(backupDir).dev === statSync(parent).dev;
-    const needed = entries.reduce((n, e) => n + (sameDisk && IMMUTABLE.test(e.rel) ? 0 : e.size), 0);
+    const needed = bytesToCopy(entries, sameDisk);
     const lack = lackOfSpace(parent, needed);
     if (lack)
       throw new VisorError("ROLLBACK", `restoring ${backupDir} failed: not enough disk space: ${lack}`);

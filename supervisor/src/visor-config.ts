@@ -232,6 +232,12 @@ export const VISOR_SETTINGS = defineTable({
       default: 3,
       doc: "the new binary exiting non-zero this many times before it commits a block above the upgrade height rolls the upgrade back: the pre-upgrade backup is restored, `current` points back, visor exits 70 ([Rollback](#rollback)); 0: never, the daemon's failure is visor's at once",
     }),
+    restartBackoffMaxMs: setting({
+      name: "VISOR_RESTART_BACKOFF_MAX",
+      type: envGoDuration({ positive: false }),
+      default: 60_000,
+      doc: "the longest wait before starting again a new binary that exited non-zero before its first block: the waits are 1s, 2s, 4s… up to this, each logged with its reason, and start again from 1s after a run of a minute (or this) or more; 0: start it again at once",
+    }),
     notifyCommand: setting({
       name: "VISOR_NOTIFY_CMD",
       type: envText,

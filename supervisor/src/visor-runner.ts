@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { formatGoDuration } from "@chaind/core/go-duration";
 import type { Logger } from "@chaind/core/logger";
 import { watch } from "chokidar";
 import { BatchFeed } from "./batch-feed.js";
 import { NodeApi } from "./node-api.js";
 import { stopOrphanedDaemon } from "./orphaned-daemon.js";
 import { Prefetcher } from "./prefetcher.js";
+import { RestartBackoff } from "./restart-backoff.js";
 import { skipHeightsOf } from "./skip-heights.js";
 import { cleanStaging } from "./upgrade-binary.js";
 import { readUpgradeInfo, type UpgradePlan } from "./upgrade-info.js";
@@ -19,7 +21,10 @@ import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
 import { StatusFile } from "./visor-status.js";
 
-type ChildOutcome = { kind: "upgrade" } | { kind: "exit"; code: number } | { kind: "stopped"; code: number };
+type ChildOutcome =
+  | { kind: "upgrade" }
+  | { kind: "exit"; code: number; ranMs: number }
+  | { kind: "stopped"; code: number };
 
 const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGQUIT: 131, SIGKILL: 137 };
 
@@ -44,6 +49,9 @@ export class VisorRunner {
   private readonly batch: BatchFeed;
   private readonly skipHeights: Set<number>;
   private readonly notifier: UpgradeNotifier;
+  private readonly backoff: RestartBackoff;
+  /** Ends a wait before a restart early, when a stop is asked for. */
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly config: VisorConfig,
@@ -55,6 +63,7 @@ export class VisorRunner {
     this.api = NodeApi.forHome(config, deps);
     this.batch = new BatchFeed({ layout, api: this.api, logger: deps.logger });
     this.skipHeights = skipHeightsOf(args);
+    this.backoff = new RestartBackoff(config.restartBackoffMaxMs);
     this.notifier = new UpgradeNotifier(
       { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs },
       deps,
@@ -70,6 +79,7 @@ export class VisorRunner {
       if (!again) {
         this.stopping = sig;
         firstSignalAt = performance.now();
+        this.wake?.();
       }
       if (!child || child.exitCode !== null) return;
       if (again) {
@@ -134,7 +144,7 @@ export class VisorRunner {
           if (!this.pendingUpgrade()) {
             const trial = this.status.current.trial;
             if (trial && this.config.rollbackAfterFailures > 0) {
-              if (await this.failedOnTrial(trial, outcome.code)) continue;
+              if (await this.failedOnTrial(trial, outcome.code, outcome.ranMs)) continue;
               return outcome.code;
             }
             this.deps.logger.error("daemon exited with an error and no upgrade is due", {
@@ -206,11 +216,11 @@ export class VisorRunner {
   }
 
   /**
-   * The new binary exited non-zero before its first block. Answers true to start it again; at the
-   * VISOR_ROLLBACK_AFTER_FAILURES-th failure rolls the upgrade back (and throws), or, with no backup to restore,
-   * says why it cannot and answers false.
+   * The new binary exited non-zero before its first block. Answers true to start it again, once the backoff's
+   * wait is over (or a stop cut it short); at the VISOR_ROLLBACK_AFTER_FAILURES-th failure rolls the upgrade
+   * back (and throws), or, with no backup to restore, says why it cannot and answers false.
    */
-  private async failedOnTrial(trial: UpgradeTrial, code: number): Promise<boolean> {
+  private async failedOnTrial(trial: UpgradeTrial, code: number, ranMs: number): Promise<boolean> {
     // It may have committed its first block after the last look: then this is an ordinary failure.
     const probe = new FirstBlockProbe({
       ...this.deps,
@@ -237,11 +247,12 @@ export class VisorRunner {
     const plan = { name: trial.plan, height: trial.height };
     this.notifier.notify("failed", plan, { step: "first_block", exit_status: code, failures, limit });
     if (failures < limit) {
-      this.deps.logger.warn("the new binary exited with an error before its first block: starting it again", {
-        plan: trial.plan,
-        code,
-        failure: `${failures} of ${limit}`,
-      });
+      const wait = this.backoff.after(ranMs);
+      this.deps.logger.warn(
+        `the new binary exited with an error before its first block: starting it again in ${formatGoDuration(wait)}`,
+        { plan: trial.plan, code, failure: `${failures} of ${limit}`, wait: formatGoDuration(wait) },
+      );
+      await this.pause(wait);
       return true;
     }
     if (await this.blindTo({ ...trial, failures }, probe)) return false;
@@ -254,6 +265,20 @@ export class VisorRunner {
       return false;
     }
     throw new VisorError("ROLLED_BACK", await rollbackUpgrade(trial, reason, this.rollbackContext()));
+  }
+
+  /** Waits `ms`, or less when a stop is asked for meanwhile. */
+  private pause(ms: number): Promise<void> {
+    if (ms === 0 || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 
   /** The plan in upgrade-info.json when `current` does not run it yet and its height is not skipped. */
@@ -290,6 +315,7 @@ export class VisorRunner {
     // VISOR_PID tells a daemon that knows it (chaind) that its upgrade halt may end the process at once.
     const env = { ...process.env, VISOR_PID: String(process.pid) };
     const child = spawn(bin, [...this.args], { stdio: "inherit", env });
+    const startedAt = performance.now();
     this.child = child;
     this.status.update({
       running_binary: bin,
@@ -367,7 +393,7 @@ export class VisorRunner {
         if (this.stopping)
           resolve({ kind: "stopped", code: status === SIGNAL_CODES[this.stopping] ? 0 : status });
         else if (upgradeDue) resolve({ kind: "upgrade" });
-        else resolve({ kind: "exit", code: status });
+        else resolve({ kind: "exit", code: status, ranMs: performance.now() - startedAt });
       });
     });
   }

@@ -11,7 +11,12 @@ import { VisorError } from "./visor-error.js";
 /** Hosts whose external attributes carry a Unix mode in their high 16 bits (zip's "version made by"). */
 const UNIX_HOSTS = new Set([3 /* Unix */, 19 /* OS X */]);
 const S_IFMT = 0o170000;
+/**
+ * null: a file or a folder. No type bits at all (Python's zipfile with `external_attr = 0o755 << 16`, some CI
+ * tools) is read as Go's archive/zip reads it: a file, or a folder when the name ends in `/`.
+ */
 const FILE_TYPES = new Map<number, string | null>([
+  [0, null],
   [0o100000, null],
   [0o040000, null],
   [0o120000, "symbolic link"],
@@ -83,8 +88,8 @@ async function entryBytes(zip: ZipFile, e: Entry, budget: UnpackBudget, sink: No
 
 /**
  * Every entry of a zip is read before anything is written: names stay inside (yauzl refuses absolute and `..`
- * names), no symbolic links (the Unix mode in the external attributes), devices, FIFOs or sockets, no
- * encryption, no giants, each entry's data decompresses to its declared size and CRC-32, and the whole fits
+ * names), no symbolic links (the Unix mode in the external attributes), devices, FIFOs, sockets or unknown
+ * file types (a mode with no type bits is a file or folder), no encryption, no giants, each entry's data decompresses to its declared size and CRC-32, and the whole fits
  * on the disk.
  */
 export async function checkZip(file: string, dir: string, budget: UnpackBudget): Promise<void> {
@@ -96,7 +101,7 @@ export async function checkZip(file: string, dir: string, budget: UnpackBudget):
     await eachEntry(file, async (_zip, e) => {
       const p = JSON.stringify(e.fileName);
       const kind = FILE_TYPES.get(unixMode(e) & S_IFMT);
-      if (kind === undefined && unixMode(e) !== 0) problems.push(`entry ${p} has an unknown file type`);
+      if (kind === undefined) problems.push(`entry ${p} has an unknown file type`);
       else if (kind) problems.push(`entry ${p} is a ${kind}: visor unpacks only files and folders`);
       const norm = posix.normalize(e.fileName).replace(/\/+$/, "");
       if (names.has(norm)) problems.push(`entry ${p} appears twice`);

@@ -14,12 +14,24 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installArtifact, type UnpackLimits } from "../../supervisor/src/artifact-install.js";
-import { type Codec, compress, missingCompressors, renameInZip, tarOf, zipOf } from "./release-archives.js";
+import {
+  type Codec,
+  compress,
+  infoZipOf,
+  missingCompressors,
+  missingZipWriters,
+  pythonZipOf,
+  renameInZip,
+  tarOf,
+  zipOf,
+} from "./release-archives.js";
 
 const BINARY = "#!/bin/sh\necho v2\n";
 const missing = missingCompressors();
 if (missing.length) console.warn(`skipping bzip2/xz/zstd archive tests: ${missing.join(", ")} not installed`);
 const codecs: Codec[] = missing.length ? ["gzip"] : ["gzip", "bzip2", "xz", "zstd"];
+const noZipWriters = missingZipWriters();
+if (noZipWriters.length) console.warn(`skipping foreign zip tests: ${noZipWriters.join(", ")} not installed`);
 
 /** A release's tar: bin/fake, executable, and release notes beside it. */
 const releaseTar = () =>
@@ -105,6 +117,53 @@ describe("artifacts told by their content, each under the archive protections", 
     );
     await installs(await zipOf([{ name: "fake", data: BINARY, mode: 0o100644, store: true }]));
   });
+
+  it.skipIf(noZipWriters.includes("python3"))(
+    "installs a zip from Python's zipfile whose entries carry permission bits and no file type, as Go reads it",
+    async () => {
+      await installs(
+        pythonZipOf([
+          { name: "bin/", mode: 0o755 },
+          { name: "bin/fake", data: BINARY, mode: 0o755 },
+          { name: "docs/README", data: "notes\n", mode: 0o644 },
+        ]),
+        ["docs"],
+      );
+      // Not executable in the archive: installed executable all the same, as the daemon must run.
+      await installs(pythonZipOf([{ name: "fake", data: BINARY, mode: 0o644 }]));
+    },
+  );
+
+  it.skipIf(noZipWriters.includes("python3"))(
+    "refuses a Python zipfile entry that is a symbolic link, or of a file type no system has",
+    async () => {
+      await refused(
+        pythonZipOf([{ name: "bin/fake", data: "/etc/passwd", mode: 0o120777 }]),
+        /entry "bin\/fake" is a symbolic link: visor unpacks only files and folders/,
+      );
+      await refused(
+        pythonZipOf([{ name: "odd", data: "x", mode: 0o030755 }]),
+        /entry "odd" has an unknown file type/,
+      );
+    },
+  );
+
+  it.skipIf(noZipWriters.includes("zip"))(
+    "installs a zip from Info-ZIP's zip, and refuses the symbolic link `zip -y` stores",
+    async () => {
+      await installs(
+        infoZipOf([
+          { path: "bin/fake", data: BINARY, mode: 0o755 },
+          { path: "docs/README", data: "notes\n" },
+        ]),
+        ["docs"],
+      );
+      await refused(
+        infoZipOf([{ path: "bin/fake", linkTo: "/etc/passwd" }]),
+        /entry "bin\/fake" is a symbolic link: visor unpacks only files and folders/,
+      );
+    },
+  );
 
   it("refuses zip entries that lead out: ../x, an absolute path", async () => {
     const zip = await zipOf([{ name: "zz/x", data: "x" }]);

@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ZipFile } from "yazl";
 import { type TarEntry, tarOf } from "../reliability/tar-builder.js";
@@ -72,4 +75,70 @@ export function renameInZip(zip: Buffer, from: string, to: string): Buffer {
     at = out.indexOf(from, at + from.length);
   }
   return out;
+}
+
+/** The zip writers other than yazl that releases come from, missing on this machine (tests needing one skip). */
+export function missingZipWriters(): string[] {
+  return [
+    ["python3", "--version"],
+    ["zip", "-v"],
+  ].flatMap(([tool, arg]) => {
+    try {
+      execFileSync(tool, [arg], { stdio: "ignore" });
+      return [];
+    } catch {
+      return [tool];
+    }
+  });
+}
+
+export interface PythonZipItem {
+  name: string;
+  data?: string | Buffer;
+  /** The Unix mode set as `external_attr = mode << 16`; release scripts write 0o755, with no file-type bits. */
+  mode: number;
+}
+
+/** A zip written by Python's zipfile (test/supervisor/python-zipfile-writer.py), deflated. */
+export function pythonZipOf(items: readonly PythonZipItem[]): Buffer {
+  const entries = items.map((it) => ({
+    name: it.name,
+    data: Buffer.from(it.data ?? "").toString("base64"),
+    mode: it.mode,
+  }));
+  return execFileSync("python3", [join(import.meta.dirname, "python-zipfile-writer.py")], {
+    input: JSON.stringify(entries),
+    maxBuffer: 1024 ** 3,
+  });
+}
+
+export interface InfoZipItem {
+  /** A path under the zipped folder; a name ending in `/` is a folder. */
+  path: string;
+  data?: string | Buffer;
+  mode?: number;
+  /** Made a symbolic link to this target, which `zip -y` stores as a link. */
+  linkTo?: string;
+}
+
+/** A zip written by Info-ZIP's `zip -r -y` (the `zip` of Linux distributions) from these files on disk. */
+export function infoZipOf(items: readonly InfoZipItem[]): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), "visor-infozip-"));
+  try {
+    const tree = join(dir, "tree");
+    mkdirSync(tree);
+    for (const it of items) {
+      const at = join(tree, it.path);
+      if (it.path.endsWith("/")) mkdirSync(at, { recursive: true, mode: it.mode ?? 0o755 });
+      else {
+        mkdirSync(dirname(at), { recursive: true });
+        if (it.linkTo) symlinkSync(it.linkTo, at);
+        else writeFileSync(at, it.data ?? "", { mode: it.mode ?? 0o644 });
+      }
+    }
+    execFileSync("zip", ["-q", "-r", "-y", "-X", join(dir, "out.zip"), "."], { cwd: tree });
+    return readFileSync(join(dir, "out.zip"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

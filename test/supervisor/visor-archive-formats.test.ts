@@ -2,10 +2,22 @@ import { createHash } from "node:crypto";
 import { goPlatform } from "@chaind/core/go-platform";
 import { describe, expect, it } from "vitest";
 import { type ArchiveUpgrade, type Served, upgradeForeignDaemon } from "./archive-upgrade.js";
-import { type Codec, compress, missingCompressors, tarOf, zipOf } from "./release-archives.js";
+import {
+  type Codec,
+  compress,
+  infoZipOf,
+  missingCompressors,
+  missingZipWriters,
+  pythonZipOf,
+  tarOf,
+  zipOf,
+} from "./release-archives.js";
 
 const missing = missingCompressors();
 if (missing.length) console.warn(`skipping bzip2/xz/zstd releases: ${missing.join(", ")} not installed`);
+const noZipWriters = missingZipWriters();
+if (noZipWriters.length)
+  console.warn(`skipping foreign zip releases: ${noZipWriters.join(", ")} not installed`);
 const needs = (codec: Codec) => codec !== "gzip" && missing.length > 0;
 
 const hex = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest("hex");
@@ -45,6 +57,28 @@ describe("visor upgrades a foreign daemon from every release format cosmovisor t
             { name: "bin/fake", data: b, mode: 0o100755 },
           ]),
         planInfo: (s, a) => inline(`${s.url("fake-v2.zip")}?checksum=sha512:${hex("sha512", a)}`),
+      },
+    ],
+    [
+      "a zip from Python's zipfile, entries with external_attr = 0o755 << 16 (no file-type bits)",
+      noZipWriters.includes("python3"),
+      {
+        fileName: "fake-v2.zip",
+        release: (b) =>
+          pythonZipOf([
+            { name: "bin/", mode: 0o755 },
+            { name: "bin/fake", data: b, mode: 0o755 },
+          ]),
+        planInfo: (s, a) => inline(`${s.url("fake-v2.zip")}?checksum=sha256:${hex("sha256", a)}`),
+      },
+    ],
+    [
+      "a zip from Info-ZIP's zip -r",
+      noZipWriters.includes("zip"),
+      {
+        fileName: "fake-v2.zip",
+        release: (b) => infoZipOf([{ path: "bin/fake", data: b, mode: 0o755 }]),
+        planInfo: (s, a) => inline(`${s.url("fake-v2.zip")}?checksum=sha256:${hex("sha256", a)}`),
       },
     ],
     [
