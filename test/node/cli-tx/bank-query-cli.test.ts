@@ -18,7 +18,8 @@ describe("chaind query bank: SDK 0.50's commands", () => {
     expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     return JSON.parse(r.stdout);
   };
-  const get = async (path: string) => (await (await fetch(`${rest}${path}`)).json()) as Record<string, unknown>;
+  const get = async (path: string) =>
+    (await (await fetch(`${rest}${path}`)).json()) as Record<string, unknown>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "bank-query-cli-"));

@@ -40,7 +40,8 @@ describe("a fixture app's module brings its own commands", () => {
     const help = await chaind(["query", "--help"], { bin });
     expect(help.exitCode, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/query counter +Querying commands for the counter module/);
-    for (const m of ["auth", "bank", "gov", "upgrade"]) expect(help.stdout).toMatch(new RegExp(`query ${m} +\\S`));
+    for (const m of ["auth", "bank", "gov", "upgrade"])
+      expect(help.stdout).toMatch(new RegExp(`query ${m} +\\S`));
     const standard = await chaind(["query", "--help"]);
     expect(standard.stdout).toMatch(/query bank +\S/);
     expect(standard.stdout).not.toContain("query counter");
