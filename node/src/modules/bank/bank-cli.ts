@@ -1,17 +1,21 @@
-import { create, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { create, type DescMessage } from "@bufbuild/protobuf";
 import { Query } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import type { Argv, CommandModule } from "yargs";
 import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
-import { chainPrefix } from "../../client/chain-prefix.js";
 import { SHOW_GROUP_HELP } from "../../client/cobra-errors.js";
 import { parseCoinsArgument } from "../../client/coin-arguments.js";
-import { type PageArgs, pageOptions, pageRequest } from "../../client/page-options.js";
+import { pageOptions, pageRequest } from "../../client/page-options.js";
 import { type QueryArgs, queryOptions } from "../../client/query-options.js";
 import { printMessage, runQuery } from "../../client/run-query.js";
 import { runTx } from "../../client/run-tx.js";
-import { checkAddress } from "../../client/tx-argument-checks.js";
+import {
+  addressArgument,
+  type ServiceQueryArgs,
+  type ServiceQuerySpec,
+  serviceQueryCommand,
+} from "../../client/service-query-command.js";
 import { type TxArgs, txOptions } from "../../client/tx-options.js";
 
 export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxArgs> {
@@ -45,13 +49,9 @@ export function bankTxCommand(types: TypeRegistry): CommandModule<HomeArgs, TxAr
  * response. Address arguments are checked before the node is asked.
  */
 export function bankQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, QueryArgs> {
-  type Args = QueryArgs & PageArgs & Record<string, unknown>;
-  const print = (a: Args, schema: DescMessage, msg: Message) => printMessage(a, schema, msg, types.registry);
-  const account = (a: Args) => {
-    const text = String(a.address);
-    checkAddress(text, chainPrefix(a.home));
-    return text;
-  };
+  const account = (a: ServiceQueryArgs) => addressArgument(a, "address");
+  const leaf = <I extends DescMessage, O extends DescMessage>(spec: ServiceQuerySpec<I, O>) =>
+    serviceQueryCommand(types, spec);
   return {
     command: "bank",
     describe: "Querying commands for the bank module",
@@ -63,93 +63,81 @@ export function bankQueryCommand(types: TypeRegistry): CommandModule<HomeArgs, Q
           describe: "All balances of an account, or one with --denom",
           builder: (b: Argv) => b.options(pageOptions).option("denom", { type: "string" }),
           handler: async (raw) => {
-            const a = raw as unknown as Args;
+            const a = raw as unknown as ServiceQueryArgs;
             if (a.denom) {
               const r = await runQuery(a, Query.method.balance, {
                 address: account(a),
                 denom: String(a.denom),
               });
-              return print(a, Query.method.balance.output, r);
+              return printMessage(a, Query.method.balance.output, r, types.registry);
             }
             const r = await runQuery(a, Query.method.allBalances, {
               address: account(a),
               pagination: pageRequest(a),
             });
-            print(a, Query.method.allBalances.output, r);
+            printMessage(a, Query.method.allBalances.output, r, types.registry);
           },
         })
-        .command({
-          command: "balance <address> <denom>",
-          describe: "One balance of an account",
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.balance, {
-              address: account(a),
-              denom: String(a.denom),
-            });
-            print(a, Query.method.balance.output, r);
-          },
-        })
-        .command({
-          command: "spendable-balances <address>",
-          describe: "What an account can spend now (vesting aside)",
-          builder: (b: Argv) => b.options(pageOptions),
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.spendableBalances, {
-              address: account(a),
-              pagination: pageRequest(a),
-            });
-            print(a, Query.method.spendableBalances.output, r);
-          },
-        })
-        .command({
-          command: "total-supply",
-          aliases: ["total"],
-          describe: "The total supply of every coin",
-          builder: (b: Argv) => b.options(pageOptions),
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.totalSupply, { pagination: pageRequest(a) });
-            print(a, Query.method.totalSupply.output, r);
-          },
-        })
-        .command({
-          command: "total-supply-of <denom>",
-          describe: "The total supply of one coin",
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.supplyOf, { denom: String(a.denom) });
-            print(a, Query.method.supplyOf.output, r);
-          },
-        })
-        .command({
-          command: "denom-metadata <denom>",
-          describe: "The metadata of one coin",
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.denomMetadata, { denom: String(a.denom) });
-            print(a, Query.method.denomMetadata.output, r);
-          },
-        })
-        .command({
-          command: "denoms-metadata",
-          describe: "The metadata of every coin that has it",
-          builder: (b: Argv) => b.options(pageOptions),
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            const r = await runQuery(a, Query.method.denomsMetadata, { pagination: pageRequest(a) });
-            print(a, Query.method.denomsMetadata.output, r);
-          },
-        })
-        .command({
-          command: "params",
-          describe: "The bank module's parameters",
-          handler: async (raw) => {
-            const a = raw as unknown as Args;
-            print(a, Query.method.params.output, await runQuery(a, Query.method.params, {}));
-          },
-        })
+        .command(
+          leaf({
+            command: "balance <address> <denom>",
+            describe: "One balance of an account",
+            method: Query.method.balance,
+            request: (a) => ({ address: account(a), denom: String(a.denom) }),
+          }),
+        )
+        .command(
+          leaf({
+            command: "spendable-balances <address>",
+            describe: "What an account can spend now (vesting aside)",
+            method: Query.method.spendableBalances,
+            paged: true,
+            request: (a) => ({ address: account(a) }),
+          }),
+        )
+        .command(
+          leaf({
+            command: "total-supply",
+            aliases: ["total"],
+            describe: "The total supply of every coin",
+            method: Query.method.totalSupply,
+            paged: true,
+            request: () => ({}),
+          }),
+        )
+        .command(
+          leaf({
+            command: "total-supply-of <denom>",
+            describe: "The total supply of one coin",
+            method: Query.method.supplyOf,
+            request: (a) => ({ denom: String(a.denom) }),
+          }),
+        )
+        .command(
+          leaf({
+            command: "denom-metadata <denom>",
+            describe: "The metadata of one coin",
+            method: Query.method.denomMetadata,
+            request: (a) => ({ denom: String(a.denom) }),
+          }),
+        )
+        .command(
+          leaf({
+            command: "denoms-metadata",
+            describe: "The metadata of every coin that has it",
+            method: Query.method.denomsMetadata,
+            paged: true,
+            request: () => ({}),
+          }),
+        )
+        .command(
+          leaf({
+            command: "params",
+            describe: "The bank module's parameters",
+            method: Query.method.params,
+            request: () => ({}),
+          }),
+        )
         .demandCommand(1, SHOW_GROUP_HELP) as never,
     handler: () => {},
   };
