@@ -1,5 +1,6 @@
 import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
+import { typeReach } from "./message-type-reach.js";
 import { type Namespace, toNamespace, typeUrlToSdk } from "./namespace.js";
 import type { TypeRegistry } from "./type-registry.js";
 
@@ -15,31 +16,8 @@ export function rewriteAnyTypeUrls(desc: DescMessage, msg: object, ns: Namespace
   visit(desc, msg as Fields, ns, types);
 }
 
-const holdsAny = new WeakMap<DescMessage, boolean>();
-
 /** Whether a message of this type can hold an Any at any depth (most answers cannot: nothing to visit). */
-function mayHoldAny(desc: DescMessage): boolean {
-  let known = holdsAny.get(desc);
-  if (known === undefined) {
-    // Every message type reachable from this one, each once (types may contain themselves).
-    const seen = new Set<DescMessage>([desc]);
-    const todo = [desc];
-    known = false;
-    while (todo.length > 0 && !known) {
-      const d = todo.pop()!;
-      known = d.typeName === "google.protobuf.Any";
-      for (const f of d.fields) {
-        const m = f.fieldKind === "scalar" || f.fieldKind === "enum" ? undefined : f.message;
-        if (m && !seen.has(m)) {
-          seen.add(m);
-          todo.push(m);
-        }
-      }
-    }
-    holdsAny.set(desc, known);
-  }
-  return known;
-}
+const mayHoldAny = typeReach((d) => d.typeName === "google.protobuf.Any");
 
 function visit(desc: DescMessage, msg: Fields, ns: Namespace, types: TypeRegistry): void {
   if (desc.typeName === "google.protobuf.Any") {

@@ -301,14 +301,18 @@ export class App {
 
   checkTx(txBytes: Uint8Array): Promise<TxResult> {
     return this.lock.run(async () => {
-      const block: BlockHeaderInfo = {
-        chainId: this.opts.chainId,
-        height: this.deps.store.nextHeight,
-        time: new Date(),
-        proposerAddress: new Uint8Array(),
-      };
-      return (await this.runTx("check", txBytes, this.checkState, block)).result;
+      return (await this.runTx("check", txBytes, this.checkState, this.nextBlockForCheck())).result;
     });
+  }
+
+  /** The block a CheckTx runs in: the next height, now, no proposer yet. */
+  private nextBlockForCheck(): BlockHeaderInfo {
+    return {
+      chainId: this.opts.chainId,
+      height: this.deps.store.nextHeight,
+      time: new Date(),
+      proposerAddress: new Uint8Array(),
+    };
   }
 
   /**
@@ -317,13 +321,7 @@ export class App {
    */
   dryCheckTx(txBytes: Uint8Array): Promise<TxResult> {
     return this.lock.run(async () => {
-      const block: BlockHeaderInfo = {
-        chainId: this.opts.chainId,
-        height: this.deps.store.nextHeight,
-        time: new Date(),
-        proposerAddress: new Uint8Array(),
-      };
-      return (await this.runTx("check", txBytes, this.checkState.branch(), block)).result;
+      return (await this.runTx("check", txBytes, this.checkState.branch(), this.nextBlockForCheck())).result;
     });
   }
 

@@ -1,5 +1,6 @@
 import { create, type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { type Any, DurationSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { typeReach } from "./message-type-reach.js";
 import { typeUrlToSdk } from "./namespace.js";
 import type { TypeRegistry } from "./type-registry.js";
 
@@ -72,30 +73,8 @@ const UNIX_EPOCH_WHEN_UNSET = new Set(["sdk.staking.v1beta1.Validator.unbonding_
 
 type Fields = Record<string, unknown>;
 
-const reaches = new WeakMap<DescMessage, boolean>();
-
 /** Whether a message of this type can hold a non-nullable field at any depth (an Any may hold anything). */
-function mayReach(desc: DescMessage): boolean {
-  let known = reaches.get(desc);
-  if (known === undefined) {
-    const seen = new Set<DescMessage>([desc]);
-    const todo = [desc];
-    known = false;
-    while (todo.length > 0 && !known) {
-      const d = todo.pop()!;
-      known = d.typeName in NON_NULLABLE || d.typeName === "google.protobuf.Any";
-      for (const f of d.fields) {
-        const m = f.fieldKind === "scalar" || f.fieldKind === "enum" ? undefined : f.message;
-        if (m && !seen.has(m)) {
-          seen.add(m);
-          todo.push(m);
-        }
-      }
-    }
-    reaches.set(desc, known);
-  }
-  return known;
-}
+const mayReach = typeReach((d) => d.typeName in NON_NULLABLE || d.typeName === "google.protobuf.Any");
 
 /** The value gogoproto writes for an unset non-nullable field of this type. */
 function zeroOf(desc: DescMessage, types: TypeRegistry | undefined): unknown {
