@@ -29,6 +29,12 @@ const COMET_INTERNAL_ANSWERS = [
   /must be less than or equal to the current blockchain height/,
   /^tx \([0-9A-F]{64}\) not found$/,
   /^there are \d+ chunks, \d+ is invalid; chunks are numbered 0 to \d+$/,
+  // block_search and validators paging, broadcast_evidence: CometBFT answers these as -32603 too.
+  /^failed to parse query: /,
+  /^expected order_by to be either `asc` or `desc` or empty$/,
+  /^page should be within \[1, \d+\] range, given -?\d+$/,
+  /^no evidence was provided$/,
+  /^failed to add evidence: /,
 ];
 
 /** Parameter names every method takes, so random params often hit real ones. */
