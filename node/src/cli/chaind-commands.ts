@@ -39,7 +39,8 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
   },
   {
     command: "testnet",
-    describe: "Create a ready-to-start single-validator home with funded test keys",
+    describe:
+      "Create a ready-to-start single-validator home with funded test keys, or with --validators N the homes of an N-validator network on CometBFT",
     load: async (p) => (await import("./testnet.js")).testnetCommand(await p.app()) as Loaded,
   },
   {

@@ -8,13 +8,13 @@ import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { genesisBondDenom, setGovPeriods } from "../chain/genesis-validators.js";
 import { initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
+import { signGenesisValidatorTx } from "../client/genesis-validator-tx.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import type { GenesisDoc } from "../config/genesis.js";
 import { writeGenesis } from "../config/genesis.js";
 import { HomeLayout } from "../config/home-layout.js";
 import { readNodeConfig, renderConfigToml } from "../config/node-config.js";
 import { readNodeKey } from "../config/node-key.js";
-import { signGenesisValidatorTx } from "../modules/staking/genesis-tx.js";
 
 export interface NetworkOptions {
   outputDir: string;

@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pubkeyToRawAddress } from "@cosmjs/amino";
@@ -73,6 +81,8 @@ describe("chaind comet", () => {
   });
 
   it("show-validator in a home without a key is a one-line error", async () => {
+    // A folder, but no key in it (a folder that does not exist is refused before: missing-home.test.ts).
+    mkdirSync(join(dir, "nowhere"));
     const r = await chaind(["comet", "show-validator", "--home", join(dir, "nowhere")]);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -138,9 +148,10 @@ describe("chaind comet", () => {
   });
 
   it("a reset of a folder that is no home is refused", async () => {
+    mkdirSync(join(dir, "typo"));
     const r = await chaind(["comet", "reset-state", "--home", join(dir, "typo")]);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toMatch(/^Error: no node home at .*typo/);
-    expect(existsSync(join(dir, "typo"))).toBe(false);
+    expect(readdirSync(join(dir, "typo"))).toEqual([]);
   });
 });

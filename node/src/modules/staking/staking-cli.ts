@@ -6,10 +6,10 @@ import type { HomeArgs } from "../../app/home-args.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { CliError } from "../../client/cli-error.js";
 import { type KeyringArgs, keyringOptions, withCliKeyring } from "../../client/cli-keyring.js";
+import { signGenesisValidatorTx } from "../../client/genesis-validator-tx.js";
 import { DEFAULT_BECH32_PREFIX, readGenesis } from "../../config/genesis.js";
 import { HomeLayout } from "../../config/home-layout.js";
 import { readPrivValidatorKey } from "../../config/priv-validator-key.js";
-import { signGenesisValidatorTx } from "./genesis-tx.js";
 
 interface GentxArgs extends KeyringArgs {
   key: string;

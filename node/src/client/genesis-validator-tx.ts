@@ -2,12 +2,12 @@ import { create, fromBinary, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { MsgCreateValidatorSchema } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import { AuthInfoSchema, TxBodySchema, TxRawSchema, TxSchema } from "@chaind/proto/sdk/tx/v1beta1/tx_pb";
-import { AddressCodec } from "../../app/address-codec.js";
-import type { Coins } from "../../app/coins.js";
-import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
-import type { TypeRegistry } from "../../app/type-registry.js";
-import { encodeAuthInfo, encodeBody, signTxDirect } from "../../client/direct-signing.js";
-import type { KeySigner } from "../../client/keyring/keyring.js";
+import { AddressCodec } from "../app/address-codec.js";
+import type { Coins } from "../app/coins.js";
+import { PROTO_JSON_WRITE } from "../app/proto-json.js";
+import type { TypeRegistry } from "../app/type-registry.js";
+import { encodeAuthInfo, encodeBody, signTxDirect } from "./direct-signing.js";
+import type { KeySigner } from "./keyring/keyring.js";
 
 export interface GenesisValidatorTx {
   /** The account that creates the validator and self-delegates; it must be funded in genesis. */
