@@ -27,6 +27,24 @@ export interface LocalNetworkOptions {
   cosmovisor?: Record<string, string>;
   /** Every line of every node, with its name (a demo prints them). */
   echo?: (node: string, line: string) => void;
+  /** app.toml `state-sync` of every validator (default: no snapshots), to serve nodes that state-sync. */
+  snapshots?: { interval: number; keepRecent?: number };
+}
+
+/** What a node that state-syncs trusts, as config.toml `[statesync]` takes it. */
+export interface StateSyncTrust {
+  /** Two or more RPC servers its light client asks (a primary and witnesses). */
+  rpcServers: LocalTestnet[];
+  trustHeight: number;
+  /** The block hash at trustHeight, hex. */
+  trustHash: string;
+}
+
+export interface FullNodeOptions {
+  /** The validators it dials (default: all), as persistent peers. */
+  peers?: LocalTestnet[];
+  /** Restore from the peers' snapshots (CometBFT state sync) instead of replaying every block. */
+  stateSync?: StateSyncTrust;
 }
 
 interface NetworkDescription {
@@ -94,7 +112,19 @@ export class LocalNetwork {
       if (r.exitCode !== 0) throw new Error(`chaind testnet --validators failed: ${r.stderr}`);
       writeFileSync(join(opts.dir, "network.json"), r.stdout);
     }
-    for (let i = 0; i < opts.validators; i++) await net.attach(`node${i}`);
+    for (let i = 0; i < opts.validators; i++) {
+      const home = join(opts.dir, `node${i}`);
+      const { snapshots } = opts;
+      if (snapshots)
+        editToml(join(home, "config", "app.toml"), (doc) => {
+          doc["state-sync"] = {
+            ...(doc["state-sync"] as Record<string, unknown>),
+            "snapshot-interval": snapshots.interval,
+            ...(snapshots.keepRecent !== undefined ? { "snapshot-keep-recent": snapshots.keepRecent } : {}),
+          };
+        });
+      await net.attach(`node${i}`);
+    }
     return net;
   }
 
@@ -135,9 +165,10 @@ export class LocalNetwork {
 
   /**
    * Adds a full node as an operator would: `chaind init`, the network's genesis, the validators as persistent
-   * peers, CometBFT as the engine; under its own supervisor with the genesis binary. Not started.
+   * peers, CometBFT as the engine, and with `stateSync` config.toml's `[statesync]`; under its own supervisor
+   * with the genesis binary. Not started.
    */
-  async addFullNode(name = `node${this.nodes.length}`): Promise<LocalTestnet> {
+  async addFullNode(name = `node${this.nodes.length}`, opts: FullNodeOptions = {}): Promise<LocalTestnet> {
     const home = join(this.opts.dir, name);
     const r = await execa("node", [CHAIND_CLI, "init", name, "--chain-id", this.chainId, "--home", home], {
       reject: false,
@@ -148,21 +179,54 @@ export class LocalNetwork {
       join(home, "config", "genesis.json"),
     );
     await useCometbftEngine(home, this.opts.blockTime ?? "300ms");
-    editToml(join(home, "config", "config.toml"), (doc) => {
-      // Every validator, as `chaind testnet` described them.
-      doc.p2p = {
-        ...(doc.p2p as Record<string, unknown>),
-        persistent_peers: this.description.nodes
-          .map((n) => `${n.node_id}@${n.listen.p2p.replace("tcp://", "")}`)
-          .join(","),
-        addr_book_strict: false,
-        allow_duplicate_ip: true,
-      };
-    });
+    this.setPeers(home, opts.peers ?? this.validators);
+    const trust = opts.stateSync;
+    if (trust)
+      editToml(join(home, "config", "config.toml"), (doc) => {
+        doc.statesync = {
+          ...(doc.statesync as Record<string, unknown>),
+          enable: true,
+          rpc_servers: trust.rpcServers.map((n) => n.rpcHttpUrl).join(","),
+          trust_height: trust.trustHeight,
+          trust_hash: trust.trustHash,
+          // CometBFT's least: it waits this long for snapshots before choosing one.
+          discovery_time: "5s",
+        };
+      });
     editToml(join(home, "config", "app.toml"), (doc) => {
       (doc.api as Record<string, unknown>).enable = true;
     });
     return this.attach(name);
+  }
+
+  /**
+   * Sets the validators a node (a home, or a node of this network) dials, as `chaind testnet` described them;
+   * only those: peer exchange is off, so the node learns no others. Takes effect at its next start.
+   */
+  setPeers(node: string | LocalTestnet, peers: LocalTestnet[]): void {
+    const home = typeof node === "string" ? node : node.home;
+    const byName = new Map(this.description.nodes.map((n) => [n.name, n]));
+    editToml(join(home, "config", "config.toml"), (doc) => {
+      doc.p2p = {
+        ...(doc.p2p as Record<string, unknown>),
+        persistent_peers: peers
+          .map((p) => {
+            const n = byName.get(this.names[this.nodes.indexOf(p)]);
+            if (!n) throw new Error(`${p.home} is not a validator of this network`);
+            return `${n.node_id}@${n.listen.p2p.replace("tcp://", "")}`;
+          })
+          .join(","),
+        pex: false,
+        addr_book_strict: false,
+        allow_duplicate_ip: true,
+      };
+    });
+  }
+
+  /** What a node that state-syncs may trust: a block `back` blocks below `node`'s tip, by its hash. */
+  async trustPoint(node: LocalTestnet, back = 10): Promise<{ trustHeight: number; trustHash: string }> {
+    const trustHeight = Math.max(1, (await node.height()) - back);
+    return { trustHeight, trustHash: (await header(node, trustHeight)).hash };
   }
 
   /** What `chaind testnet` printed: each validator's home, node id, listeners and keys. */
@@ -201,7 +265,7 @@ export class LocalNetwork {
     await node.waitForHeight(8);
     const tip = await node.height();
     const from = Math.max(2, tip - 10);
-    const url = `${node.rpcUrl.replace(/^tcp:/, "http:")}/blockchain?minHeight=${from}&maxHeight=${tip}`;
+    const url = `${node.rpcHttpUrl}/blockchain?minHeight=${from}&maxHeight=${tip}`;
     type Metas = { result: { block_metas: { header: { time: string } }[] } };
     const metas = ((await (await fetch(url, { signal: AbortSignal.timeout(10_000) })).json()) as Metas).result
       .block_metas;
@@ -226,7 +290,7 @@ export class LocalNetwork {
 }
 
 async function header(node: LocalTestnet, height: number): Promise<{ hash: string; appHash: string }> {
-  const url = `${node.rpcUrl.replace(/^tcp:/, "http:")}/block?height=${height}`;
+  const url = `${node.rpcHttpUrl}/block?height=${height}`;
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   type Block = {
     result?: { block_id: { hash: string }; block: { header: { app_hash: string } } };

@@ -187,6 +187,12 @@ export class LocalTestnet {
     return this.listeners.get("rpc") ?? nodeListenAddresses(this.home).rpc;
   }
 
+  /** The RPC as an http:// URL (CometBFT's config names it tcp://), for fetch. */
+  get rpcHttpUrl(): string {
+    const url = this.rpcUrl;
+    return /^[a-z]+:\/\//.test(url) ? url.replace(/^tcp:/, "http:") : `http://${url}`;
+  }
+
   get restUrl(): string {
     return this.listeners.get("api") ?? "";
   }
@@ -217,11 +223,8 @@ export class LocalTestnet {
    * node), from `chaind status`, which reads the home.
    */
   async height(): Promise<number> {
-    const url = /^[a-z]+:\/\//.test(this.rpcUrl)
-      ? this.rpcUrl.replace(/^tcp:/, "http:")
-      : `http://${this.rpcUrl}`;
     try {
-      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${this.rpcHttpUrl}/status`, { signal: AbortSignal.timeout(10_000) });
       const body = (await res.json()) as { result?: { sync_info?: { latest_block_height?: string } } };
       const height = body.result?.sync_info?.latest_block_height;
       if (res.ok && height !== undefined) return Number(height);

@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalNetwork } from "@chaind/harness/local-network";
@@ -22,9 +30,34 @@ const upgradeInfo = (node: LocalTestnet) =>
   };
 
 async function evidenceIn(node: LocalTestnet, height: number): Promise<unknown[]> {
-  const res = await fetch(`${node.rpcUrl.replace(/^tcp:/, "http:")}/block?height=${height}`);
+  const res = await fetch(`${node.rpcHttpUrl}/block?height=${height}`);
   const body = (await res.json()) as { result: { block: { evidence: { evidence: unknown[] } } } };
   return body.result.block.evidence.evidence;
+}
+
+/**
+ * Makes every snapshot chunk `home` serves a lie: each chunk file of a complete snapshot (its metadata written)
+ * has a byte changed as soon as it is seen. Answers a function that stops it.
+ */
+function tamperSnapshots(home: string): () => void {
+  const root = join(home, "data", "snapshots");
+  const done = new Set<string>();
+  const timer = setInterval(() => {
+    for (const h of existsSync(root) ? readdirSync(root) : [])
+      for (const f of /^\d+$/.test(h) ? readdirSync(join(root, h)) : []) {
+        const folder = join(root, h, f);
+        if (!existsSync(join(folder, "metadata.json"))) continue;
+        for (const chunk of readdirSync(folder).filter((c) => /^\d+$/.test(c))) {
+          const file = join(folder, chunk);
+          if (done.has(file)) continue;
+          const bytes = readFileSync(file);
+          bytes[bytes.length >> 1] ^= 0xff;
+          writeFileSync(file, bytes);
+          done.add(file);
+        }
+      }
+  }, 100);
+  return () => clearInterval(timer);
 }
 
 /**
@@ -58,6 +91,8 @@ describe.skipIf("missing" in cometbft)(
         blockTime: "300ms",
         votingPeriod: "15s",
         visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
+        // Room for a node that state-syncs: a snapshot every 20 blocks, the last 10 kept.
+        snapshots: { interval: 20, keepRecent: 10 },
       });
       await net.start();
       await net.waitForHeight(2);
@@ -148,8 +183,55 @@ describe.skipIf("missing" in cometbft)(
         expect(applied.body.height).toBe(String(height));
       }
       // It is not a validator: the set is still the four.
-      const set = await (await fetch(`${full.rpcUrl.replace(/^tcp:/, "http:")}/validators`)).json();
+      const set = await (await fetch(`${full.rpcHttpUrl}/validators`)).json();
       expect((set as { result: { total: string } }).result.total).toBe("4");
     }, 400_000);
+
+    it("a node state-syncs past both upgrades from its peers' snapshots, refusing tampered chunks, and goes on under visor with v3", async () => {
+      const [node0, node1, node2] = net.validators;
+      const synced = `node${net.nodes.length}`;
+      // node1 serves only tampered chunks; the node's first start dials node1 alone, so its chunks come from there.
+      const stopTampering = tamperSnapshots(node1.home);
+      let node: LocalTestnet;
+      try {
+        const trust = await net.trustPoint(node0);
+        node = await net.addFullNode(synced, {
+          peers: [node1],
+          stateSync: { rpcServers: [node0, node2], ...trust },
+        });
+        await node.start();
+        const refused = await node.waitForLine(
+          /chunk checksum mismatch; rejecting sender.*sender=(\w+)/,
+          150_000,
+        );
+        expect(refused[1]).toBe(net.description.nodes[1].node_id);
+      } finally {
+        stopTampering();
+      }
+      // Nothing of the tampered snapshot went in: the node starts again with honest peers and restores.
+      await node.stop();
+      expect(node.lines.some((l) => /restored snapshot/.test(l))).toBe(false);
+      net.setPeers(node, [node0, node2]);
+      node.mark();
+      await node.start();
+      const restored = await node.waitForLine(/restored snapshot.* height=(\d+)/, 150_000);
+      const height = Number(restored[1]);
+      expect(height).toBeGreaterThan(planHeights.v3);
+      // v1 finds the chain past v3 and hands v3's plan to visor, which installs it; v3 runs the blocks after.
+      await node.waitForLine(/upgrade handler is missing for v3 upgrade plan/, 60_000);
+      const now = await tip(net.validators);
+      await node.waitForHeight(now + 2, 150_000);
+      expect(readlinkSync(join(node.home, "cosmovisor", "current"))).toMatch(/upgrades\/v3$/);
+      expect(new Set(await net.blockHashes(now, [...net.validators, node])).size).toBe(1);
+      for (const [name, at] of Object.entries(planHeights)) {
+        const applied = await node.rest<{ height: string }>(`/sdk/upgrade/v1beta1/applied_plan/${name}`);
+        expect(applied.body.height).toBe(String(at));
+      }
+      // It replayed none of the chain before the snapshot: its first block is the one after it.
+      const early = (await (await fetch(`${node.rpcHttpUrl}/block?height=${height - 1}`)).json()) as {
+        error?: unknown;
+      };
+      expect(early.error).toBeDefined();
+    }, 500_000);
   },
 );

@@ -3,8 +3,6 @@ import type { Logger } from "@chaind/core/logger";
 import {
   CheckTxType,
   type Request,
-  ResponseApplySnapshotChunk_Result,
-  ResponseOfferSnapshot_Result,
   ResponseProcessProposal_ProposalStatus,
   ResponseVerifyVoteExtension_VerifyStatus,
 } from "@chaind/proto/tendermint/abci/types_pb";
@@ -19,6 +17,7 @@ import { proposalTxs } from "../consensus/proposal-txs.js";
 import type { StateStore } from "../store/state-store.js";
 import { abciQuery } from "./abci-query.js";
 import type { AbciAnswer, AbciHandler } from "./abci-server.js";
+import type { AbciSnapshots } from "./abci-snapshots.js";
 
 type Req<C extends Request["value"]["case"]> = Extract<Request["value"], { case: C }>["value"];
 
@@ -48,6 +47,8 @@ export interface AbciAppDeps {
   minRetainBlocks: number;
   /** Called after each commit (the snapshot scheduler). */
   onCommit(height: number): void;
+  /** The snapshot connection: snapshots served to peers, and state sync. */
+  snapshots: AbciSnapshots;
   /** A module halted the chain in a block (the upgrade halt): the node stops with its status. */
   onHalt(error: ModuleHaltError): void;
   logger: Logger;
@@ -106,14 +107,13 @@ export class AbciApp implements AbciHandler {
       case "commit":
         return { case: "commit", value: await this.commit() };
       case "listSnapshots":
-        return { case: "listSnapshots", value: { snapshots: [] } };
+        return { case: "listSnapshots", value: this.deps.snapshots.list() };
       case "offerSnapshot":
-        // Abort: this node restores no snapshot over ABCI (state sync), so CometBFT syncs blocks instead.
-        return { case: "offerSnapshot", value: { result: ResponseOfferSnapshot_Result.ABORT } };
+        return { case: "offerSnapshot", value: this.deps.snapshots.offer(r.value) };
       case "loadSnapshotChunk":
-        return { case: "loadSnapshotChunk", value: { chunk: new Uint8Array() } };
+        return { case: "loadSnapshotChunk", value: this.deps.snapshots.loadChunk(r.value) };
       case "applySnapshotChunk":
-        return { case: "applySnapshotChunk", value: { result: ResponseApplySnapshotChunk_Result.ABORT } };
+        return { case: "applySnapshotChunk", value: await this.deps.snapshots.apply(r.value) };
       default:
         throw new Error(`unknown ABCI request ${r.case}`);
     }
@@ -164,6 +164,7 @@ export class AbciApp implements AbciHandler {
 
   private async finalizeBlock(req: Req<"finalizeBlock">) {
     const { app } = this.deps;
+    const versionBefore = app.appVersion;
     try {
       const result = await app.finalizeBlock({
         height: Number(req.height),
@@ -176,6 +177,10 @@ export class AbciApp implements AbciHandler {
         events: eventsOf(result.events),
         txResults: result.txResults.map(txResultOf),
         validatorUpdates: updatesOf(result.validatorUpdates),
+        // As the SDK: an upgrade's new protocol version becomes the app version of the next headers, which state
+        // sync checks a restored app's Info against.
+        consensusParamUpdates:
+          app.appVersion !== versionBefore ? { version: { app: BigInt(app.appVersion) } } : undefined,
         appHash: result.appHash,
       };
     } catch (e) {

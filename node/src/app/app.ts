@@ -427,6 +427,14 @@ export class App {
     });
   }
 
+  /** The store now holds a snapshot's state (state sync): what the App kept of the state before is dropped. */
+  adoptRestoredState(): void {
+    this.pending = null;
+    this.genesisState = null;
+    this.lastValidators = null;
+    this.checkState = new CacheMultiStore(this.deps.store.view());
+  }
+
   /** Drops a finalized block that will not be committed (the node halts instead). */
   abandonBlock(): void {
     this.pending = null;

@@ -41,7 +41,7 @@ export class ChainNode extends NodeCoreFields {
   }
 
   static async open(opts: ChainNodeOptions, deps: { logger: Logger }): Promise<ChainNode> {
-    const core = await openNodeApp(opts, deps);
+    const core = await openNodeApp(opts, { ...deps, engine: "embedded" });
     const { layout, store, app, appConfig, nodeConfig, genesis, genesisDoc: doc, signer, snapshots } = core;
     try {
       if (doc) {

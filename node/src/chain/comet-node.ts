@@ -1,14 +1,24 @@
+import { join } from "node:path";
 import { NodeRpcClient } from "@chaind/core/comet-rpc-client";
 import type { Logger } from "@chaind/core/logger";
 import { AbciApp } from "../abci/abci-app.js";
 import { AbciServer } from "../abci/abci-server.js";
+import { AbciSnapshots } from "../abci/abci-snapshots.js";
 import { CometbftProcess } from "../abci/cometbft-process.js";
 import type { ModuleHaltError } from "../app/module-halt-error.js";
 import type { StopReason } from "../consensus/block-producer.js";
+import { SnapshotStore } from "../snapshots/snapshot-store.js";
+import { StateSyncRestore } from "../snapshots/state-sync-restore.js";
 import { cometTendermintBackend } from "./comet-tendermint-backend.js";
 import { cometTxBackend } from "./comet-tx-backend.js";
 import { writeGenesisRecord } from "./genesis-record.js";
-import { type NodeApp, type NodeAppOptions, NodeCoreFields, openNodeApp } from "./node-app.js";
+import {
+  type NodeApp,
+  type NodeAppOptions,
+  NodeCoreFields,
+  openNodeApp,
+  storedAppVersion,
+} from "./node-app.js";
 import { registerNodeService } from "./node-service.js";
 import { registerTendermintService } from "./tendermint-service.js";
 import { registerTxService } from "./tx-service.js";
@@ -50,7 +60,7 @@ export class CometNode extends NodeCoreFields {
   }
 
   static async open(opts: CometNodeOptions, deps: { logger: Logger }): Promise<CometNode> {
-    const core = await openNodeApp(opts, deps);
+    const core = await openNodeApp(opts, { ...deps, engine: "cometbft" });
     const { store, app, genesis, nodeConfig } = core;
     try {
       if (core.genesisDoc) await writeGenesisRecord(store, genesis);
@@ -95,8 +105,8 @@ export class CometNode extends NodeCoreFields {
       store: core.store,
       genesis: core.genesis,
       minRetainBlocks: core.appConfig.minRetainBlocks,
-      // A snapshot's stream carries the embedded engine's last block, which CometBFT keeps in its own store.
-      onCommit: () => {},
+      onCommit: (height) => core.snapshots?.committed(height),
+      snapshots: this.snapshotConnection(),
       onHalt: (e: ModuleHaltError) => this.stop({ kind: "error", error: e }),
       logger: abciLogger,
     });
@@ -105,10 +115,6 @@ export class CometNode extends NodeCoreFields {
       handler,
       abciLogger,
     );
-    if (core.snapshots)
-      logger.warn(
-        "app.toml snapshot-interval is set, but snapshots are taken under the embedded engine only: none are taken under CometBFT, and state sync over ABCI offers none",
-      );
     logger.info("starting node", {
       engine: "cometbft",
       chain_id: this.chainId,
@@ -131,6 +137,28 @@ export class CometNode extends NodeCoreFields {
       );
     }
     return this.stopped;
+  }
+
+  /** Snapshots served to peers from data/snapshots, and state sync into this home's (empty) store. */
+  private snapshotConnection(): AbciSnapshots {
+    const { core } = this;
+    const store = new SnapshotStore(core.layout.snapshotsDir);
+    const restore = new StateSyncRestore({
+      state: core.store,
+      stagingDir: join(core.layout.snapshotsDir, ".state-sync"),
+      chainId: core.chainId,
+      logger: this.logger.child("statesync"),
+      restored: async () => {
+        core.app.adoptRestoredState();
+        core.app.appVersion = await storedAppVersion(core.store);
+        await core.app.committedValidators();
+      },
+      discardState: async () => {
+        await core.store.db.clear();
+        await writeGenesisRecord(core.store, core.genesis);
+      },
+    });
+    return new AbciSnapshots(store, restore);
   }
 
   /** Asks the node to stop (a signal): CometBFT first, then the ABCI server. */

@@ -111,7 +111,10 @@ export function checkGenesisValidators(doc: GenesisDoc, signer: ValidatorSigner)
  * first block, the kept header after), the app definition's modules and the snapshot scheduler. The store is
  * closed again if anything fails.
  */
-export async function openNodeApp(opts: NodeAppOptions, deps: { logger: Logger }): Promise<NodeApp> {
+export async function openNodeApp(
+  opts: NodeAppOptions,
+  deps: { logger: Logger; engine: "embedded" | "cometbft" },
+): Promise<NodeApp> {
   const layout = new HomeLayout(opts.home);
   const { app: appConfig, node: nodeConfig } = opts.config ?? readHomeConfig(layout);
   if (opts.minimumGasPrices !== undefined) appConfig.minimumGasPrices = opts.minimumGasPrices;
@@ -163,6 +166,7 @@ export async function openNodeApp(opts: NodeAppOptions, deps: { logger: Logger }
               state: store,
               snapshots: new SnapshotStore(layout.snapshotsDir),
               chainId: genesis.chain_id,
+              withLastBlock: deps.engine === "embedded",
               logger: deps.logger.child("snapshots"),
             },
           )

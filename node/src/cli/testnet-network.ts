@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { cometNodeId } from "@chaind/core/comet-address";
@@ -7,7 +7,7 @@ import { Coins } from "../app/coins.js";
 import type { AppDefinition } from "../chain/app-definition.js";
 import { addGenesisAccount } from "../chain/genesis-accounts.js";
 import { genesisBondDenom, setGovPeriods } from "../chain/genesis-validators.js";
-import { initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
+import { HomeExistsError, initHome, TESTNET_MIN_GAS_PRICE } from "../chain/init-home.js";
 import { signGenesisValidatorTx } from "../client/genesis-validator-tx.js";
 import { openKeyring } from "../client/keyring/open-keyring.js";
 import type { GenesisDoc } from "../config/genesis.js";
@@ -108,6 +108,12 @@ export async function writeNetworkHomes(
   const count = opts.stakes.length;
   const ports = networkPorts(count, opts.basePorts, opts.portStep);
   const homes = ports.map((_, i) => join(opts.outputDir, `${opts.nodeDirPrefix}${i}`));
+  // Every home checked before any is written: a refusal at node 3 must not leave nodes 0-2 half made.
+  const existing = homes.map((h) => new HomeLayout(h).genesisJson).find(existsSync);
+  if (existing && !opts.overwrite)
+    throw new HomeExistsError(
+      `genesis.json file already exists: ${existing} (use --overwrite to replace it)`,
+    );
   const made = homes.map((home, i) =>
     initHome(
       {
@@ -159,10 +165,10 @@ export async function writeNetworkHomes(
   const valoper = new AddressCodec(`${opts.bech32Prefix}valoper`);
   const keys: NetworkDescription["keys"] = [];
   const shared: { name: string; mnemonic: string }[] = [];
+  const ring0 = openKeyring({ backend: "test", home: homes[0], prefix: opts.bech32Prefix });
   for (const name of opts.keyNames) {
-    const ring = openKeyring({ backend: "test", home: homes[0], prefix: opts.bech32Prefix });
-    if (await ring.exists(name)) await ring.delete(name);
-    const { info, mnemonic } = await ring.add(name, {});
+    if (await ring0.exists(name)) await ring0.delete(name);
+    const { info, mnemonic } = await ring0.add(name, {});
     addGenesisAccount(genesis, info.address, opts.balance, false);
     keys.push({ name, address: info.address, mnemonic });
     shared.push({ name, mnemonic: mnemonic! });

@@ -207,7 +207,7 @@ export const APP_TOML = defineTable({
         type: whole,
         default: 0,
         unit: "blocks",
-        doc: "Take a state snapshot (data/snapshots/) after committing every height divisible by this (0 = off). Our snapshot format 1 is not wire-compatible with Cosmos's IAVL snapshots.",
+        doc: "Take a state snapshot (data/snapshots/) after committing every height divisible by this (0 = off). Our snapshot formats (1 under the embedded engine, 2 under CometBFT, served to nodes that state-sync) are not wire-compatible with Cosmos's IAVL snapshots.",
       }),
       snapshotKeepRecent: setting({
         name: "snapshot-keep-recent",

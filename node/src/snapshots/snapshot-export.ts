@@ -3,9 +3,9 @@ import { SnapshotError } from "./snapshot-error.js";
 import type { SnapshotMetadata } from "./snapshot-metadata.js";
 import { latestSnapshotSource, retainedSnapshotSource, type SnapshotSource } from "./snapshot-source.js";
 import { type SnapshotStore, snapshotName } from "./snapshot-store.js";
-import { encodeSnapshotStream, SNAPSHOT_FORMAT } from "./snapshot-stream.js";
+import { BLOCK_SNAPSHOT_FORMAT, encodeSnapshotStream, formatOf } from "./snapshot-stream.js";
 
-/** Streams a source into the snapshot store as format-1 chunks, then lets go of the source. */
+/** Streams a source into the snapshot store as chunks of its format, then lets go of the source. */
 export async function writeSnapshot(
   source: SnapshotSource,
   snapshots: SnapshotStore,
@@ -16,7 +16,7 @@ export async function writeSnapshot(
     return await snapshots.save(
       {
         height: header.height,
-        format: SNAPSHOT_FORMAT,
+        format: formatOf(source.bootstrap),
         chain_id: header.chain_id,
         app_hash: header.app_hash,
       },
@@ -37,8 +37,8 @@ export async function exportSnapshot(
 ): Promise<SnapshotMetadata> {
   const at = height ?? state.latestHeight;
   if (at === 0) throw new SnapshotError("cannot export a snapshot: no block has been committed yet");
-  if (snapshots.get(at, SNAPSHOT_FORMAT))
-    throw new SnapshotError(`snapshot ${snapshotName(at, SNAPSHOT_FORMAT)} already exists`);
+  if (snapshots.get(at, BLOCK_SNAPSHOT_FORMAT))
+    throw new SnapshotError(`snapshot ${snapshotName(at, BLOCK_SNAPSHOT_FORMAT)} already exists`);
   const source =
     height === undefined
       ? await latestSnapshotSource(state, chainId)

@@ -21,7 +21,14 @@ export class SnapshotScheduler {
 
   constructor(
     private readonly schedule: SnapshotSchedule,
-    private readonly deps: { state: StateStore; snapshots: SnapshotStore; chainId: string; logger: Logger },
+    private readonly deps: {
+      state: StateStore;
+      snapshots: SnapshotStore;
+      chainId: string;
+      /** The embedded engine's snapshots carry the last block (format 1); CometBFT's the state only (format 2). */
+      withLastBlock: boolean;
+      logger: Logger;
+    },
   ) {}
 
   /** Called right after a height is committed, before the next block can be. */
@@ -35,7 +42,7 @@ export class SnapshotScheduler {
     }
     if (this.deps.state.latestHeight !== height) return;
     // latestSnapshotSource takes its LevelDB snapshot before it first awaits: this height's state, whatever lands next.
-    const source = latestSnapshotSource(this.deps.state, this.deps.chainId);
+    const source = latestSnapshotSource(this.deps.state, this.deps.chainId, this.deps.withLastBlock);
     logger.info("creating state snapshot", { height });
     this.inProgress = this.write(source, height).finally(() => {
       this.inProgress = null;

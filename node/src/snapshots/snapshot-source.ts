@@ -6,7 +6,7 @@ import { prefixEnd } from "../store/prefix-end.js";
 import { parseCommitMeta, type StateStore } from "../store/state-store.js";
 import { META_KEY, StateStoreKeys } from "../store/state-store-keys.js";
 import { SnapshotError } from "./snapshot-error.js";
-import type { SnapshotBootstrap, SnapshotItem } from "./snapshot-stream.js";
+import type { LastBlockRecords, SnapshotBootstrap, SnapshotItem } from "./snapshot-stream.js";
 
 /** The state and last block at one height, as a snapshot takes them, read from one unchanging view. */
 export interface SnapshotSource {
@@ -22,7 +22,7 @@ async function lastBlockRecords(
   state: StateStore,
   height: number,
   snapshot?: Snapshot,
-): Promise<Omit<SnapshotBootstrap, "header">> {
+): Promise<LastBlockRecords> {
   const read = async (key: Uint8Array, what: string) => {
     const v = await state.db.get(key, { snapshot });
     if (v === undefined)
@@ -38,15 +38,21 @@ async function lastBlockRecords(
 
 /**
  * The latest committed height, read through a LevelDB snapshot taken before this function first awaits: a
- * caller that calls it right after a commit gets that commit's state however many blocks land meanwhile.
+ * caller that calls it right after a commit gets that commit's state however many blocks land meanwhile. With
+ * `withLastBlock` (the embedded engine's format 1) the last block's records come too; under CometBFT, which
+ * keeps the blocks, the state alone (format 2).
  */
-export async function latestSnapshotSource(state: StateStore, chainId: string): Promise<SnapshotSource> {
+export async function latestSnapshotSource(
+  state: StateStore,
+  chainId: string,
+  withLastBlock = true,
+): Promise<SnapshotSource> {
   const snapshot = state.db.snapshot();
   try {
     const raw = await state.db.get(META_KEY, { snapshot });
     if (!raw) throw new SnapshotError("cannot snapshot: no block has been committed yet");
     const meta = parseCommitMeta(raw);
-    const records = await lastBlockRecords(state, meta.height, snapshot);
+    const lastBlock = withLastBlock ? await lastBlockRecords(state, meta.height, snapshot) : undefined;
     const latest = StateStoreKeys.latest;
     async function* items(): AsyncIterable<SnapshotItem> {
       for await (const [k, v] of state.db.iterator({
@@ -61,7 +67,7 @@ export async function latestSnapshotSource(state: StateStore, chainId: string): 
     return {
       bootstrap: {
         header: { chain_id: chainId, height: meta.height, app_hash: meta.appHash.toUpperCase() },
-        ...records,
+        lastBlock,
       },
       items: items(),
       close: () => snapshot.close(),
@@ -106,14 +112,14 @@ export async function retainedSnapshotSource(
   const next = await state.db.get(BlockStoreKeys.blocks.encode(height + 1));
   if (!next) throw new SnapshotError(`cannot snapshot height ${height}: block ${height + 1} is not stored`);
   const appHash = fromBinary(BlockSchema, next).header?.appHash ?? new Uint8Array();
-  const records = await lastBlockRecords(state, height);
+  const lastBlock = await lastBlockRecords(state, height);
   const names = await storeNames(state);
   async function* items(): AsyncIterable<SnapshotItem> {
     for (const store of names)
       for await (const [key, value] of state.iterate(store, { height })) yield { store, key, value };
   }
   return {
-    bootstrap: { header: { chain_id: chainId, height, app_hash: toHexUpper(appHash) }, ...records },
+    bootstrap: { header: { chain_id: chainId, height, app_hash: toHexUpper(appHash) }, lastBlock },
     items: items(),
     close: async () => {},
   };

@@ -131,6 +131,20 @@ export class SnapshotStore {
     );
   }
 
+  /** Writes one chunk of a snapshot that arrives chunk by chunk (state sync); `seal` completes it. */
+  async putChunk(height: number, format: number, index: number, bytes: Uint8Array): Promise<void> {
+    mkdirSync(this.folder(height, format), { recursive: true });
+    await writeFile(this.chunkPath(height, format, index), bytes);
+  }
+
+  /** Completes a snapshot whose chunks were put one by one: every chunk and the whole checked, then its metadata. */
+  async seal(meta: SnapshotMetadata): Promise<void> {
+    if (this.get(meta.height, meta.format))
+      throw new SnapshotError(`snapshot ${snapshotName(meta.height, meta.format)} already exists`);
+    await this.verify(meta);
+    this.writeMetadata(meta);
+  }
+
   /** Moves a folder holding a snapshot's chunks and its metadata.json (an unpacked archive) into place. */
   adopt(from: string, meta: SnapshotMetadata): void {
     if (this.get(meta.height, meta.format))

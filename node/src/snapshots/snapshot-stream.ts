@@ -1,30 +1,41 @@
 /**
- * Snapshot format 1: our own byte stream of the app state at one height. It is not Cosmos's IAVL snapshot
- * format (our state is not an IAVL tree), so a Cosmos node cannot restore it, nor we one of theirs.
+ * Our own byte streams of the app state at one height. They are not Cosmos's IAVL snapshot format (our state is
+ * not an IAVL tree), so a Cosmos node cannot restore them, nor we one of theirs. Two formats:
  *
- *   stream    := MAGIC bootstrap item* END
- *   bootstrap := 0x01 field(header JSON) field(Block) field(BlockMeta) field(block results)
+ *   1  the embedded engine's: the state and the last block, which its block producer needs to go on from the
+ *      snapshot's height (its meta, header and block id, and results; CometBFT's `bootstrap-state` keeps the same)
+ *   2  CometBFT's (state sync over ABCI): the state only, since CometBFT brings the blocks
+ *
+ *   stream    := MAGIC(format) bootstrap item* END
+ *   bootstrap := 0x01 field(header JSON) [field(Block) field(BlockMeta) field(block results)]   (the [] in format 1)
  *   item      := 0x02 field(store name) field(key) field(value)      sorted by (store, key), as the store keeps them
  *   END       := 0xff
  *   field     := u32 big-endian length | bytes
- *
- * The bootstrap record is what the block producer needs to go on from the snapshot's height: the last block,
- * its meta (header, block id) and results, and the app hash (CometBFT's `bootstrap-state` keeps the same).
  */
-export const SNAPSHOT_FORMAT = 1;
+export const BLOCK_SNAPSHOT_FORMAT = 1;
+export const STATE_SNAPSHOT_FORMAT = 2;
 
-const MAGIC = new TextEncoder().encode("chaind-snapshot/1\n");
+const magicOf = (format: number) => new TextEncoder().encode(`chaind-snapshot/${format}\n`);
 const BOOTSTRAP = 0x01;
 const ITEM = 0x02;
 const END = 0xff;
 
-/** What restoring needs besides the state: the chain, height and app hash, and the last block's records. */
-export interface SnapshotBootstrap {
-  header: { chain_id: string; height: number; app_hash: string };
+/** The last block's records a format-1 snapshot carries. */
+export interface LastBlockRecords {
   block: Uint8Array;
   blockMeta: Uint8Array;
   blockResults: Uint8Array;
 }
+
+/** What restoring needs besides the state: the chain, height and app hash, and (format 1) the last block. */
+export interface SnapshotBootstrap {
+  header: { chain_id: string; height: number; app_hash: string };
+  lastBlock?: LastBlockRecords;
+}
+
+/** The format a bootstrap is written in: with the last block, format 1; without, format 2. */
+export const formatOf = (b: SnapshotBootstrap): number =>
+  b.lastBlock ? BLOCK_SNAPSHOT_FORMAT : STATE_SNAPSHOT_FORMAT;
 
 export interface SnapshotItem {
   store: string;
@@ -36,7 +47,7 @@ export type SnapshotRecord =
   | { kind: "bootstrap"; bootstrap: SnapshotBootstrap }
   | ({ kind: "item" } & SnapshotItem);
 
-/** The stream is damaged or not format 1: chunk hashes matched, so the snapshot was made wrong. */
+/** The stream is damaged or not of its format: chunk hashes matched, so the snapshot was made wrong. */
 export class SnapshotStreamError extends Error {
   constructor(detail: string) {
     super(`malformed snapshot stream: ${detail}`);
@@ -65,12 +76,11 @@ export async function* encodeSnapshotStream(
   items: AsyncIterable<SnapshotItem>,
 ): AsyncIterable<Uint8Array> {
   const enc = new TextEncoder();
-  yield MAGIC;
+  const { lastBlock } = bootstrap;
+  yield magicOf(formatOf(bootstrap));
   yield record(BOOTSTRAP, [
     enc.encode(JSON.stringify(bootstrap.header)),
-    bootstrap.block,
-    bootstrap.blockMeta,
-    bootstrap.blockResults,
+    ...(lastBlock ? [lastBlock.block, lastBlock.blockMeta, lastBlock.blockResults] : []),
   ]);
   for await (const item of items) yield record(ITEM, [enc.encode(item.store), item.key, item.value]);
   yield Uint8Array.of(END);
@@ -124,11 +134,17 @@ class PieceReader {
   }
 }
 
-/** The records of a format-1 stream given as pieces in order; refuses a stream that is cut short or damaged. */
+/**
+ * The records of a stream of `format` given as pieces in order; refuses a stream of another format, or one that
+ * is cut short or damaged.
+ */
 export async function* decodeSnapshotStream(
+  format: number,
   pieces: AsyncIterable<Uint8Array>,
 ): AsyncIterable<SnapshotRecord> {
   const dec = new TextDecoder("utf-8", { fatal: true });
+  const MAGIC = magicOf(format);
+  const bootstrapFields = format === BLOCK_SNAPSHOT_FORMAT ? 4 : 1;
   const reader = new PieceReader();
   let magicSeen = false;
   let bootstrapSeen = false;
@@ -139,7 +155,8 @@ export async function* decodeSnapshotStream(
     if (!magicSeen) {
       const magic = reader.take(MAGIC.length);
       if (!magic) continue;
-      if (Buffer.compare(magic, MAGIC) !== 0) throw new SnapshotStreamError("not a format 1 snapshot");
+      if (Buffer.compare(magic, MAGIC) !== 0)
+        throw new SnapshotStreamError(`not a format ${format} snapshot`);
       magicSeen = true;
     }
     for (let kind = reader.peek(); kind !== undefined && !ended; kind = reader.peek()) {
@@ -149,7 +166,7 @@ export async function* decodeSnapshotStream(
         if (reader.available > 0) throw new SnapshotStreamError("bytes after the end mark");
       } else if (kind === BOOTSTRAP) {
         if (bootstrapSeen) throw new SnapshotStreamError("a second bootstrap record");
-        const f = reader.fields(4);
+        const f = reader.fields(bootstrapFields);
         if (!f) break;
         bootstrapSeen = true;
         let header: SnapshotBootstrap["header"];
@@ -158,7 +175,16 @@ export async function* decodeSnapshotStream(
         } catch {
           throw new SnapshotStreamError("the bootstrap header is not JSON");
         }
-        yield { kind: "bootstrap", bootstrap: { header, block: f[1], blockMeta: f[2], blockResults: f[3] } };
+        if (
+          typeof header !== "object" ||
+          header === null ||
+          typeof header.chain_id !== "string" ||
+          !Number.isSafeInteger(header.height) ||
+          typeof header.app_hash !== "string"
+        )
+          throw new SnapshotStreamError("the bootstrap header lacks its chain_id, height or app_hash");
+        const lastBlock = f.length === 4 ? { block: f[1], blockMeta: f[2], blockResults: f[3] } : undefined;
+        yield { kind: "bootstrap", bootstrap: { header, lastBlock } };
       } else if (kind === ITEM) {
         if (!bootstrapSeen) throw new SnapshotStreamError("a state item before the bootstrap record");
         const f = reader.fields(3);

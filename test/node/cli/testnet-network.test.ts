@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
@@ -149,5 +157,14 @@ describe("chaind testnet --validators", () => {
     expect(again.stderr).toContain("genesis.json file already exists");
     const genesis = JSON.parse(readFileSync(join(dir, "net", "node0", "config", "genesis.json"), "utf8"));
     expect(genesis.chain_id).toBe("net-1");
+
+    // Only a later home exists: the earlier ones are not written before the refusal.
+    const partly = join(dir, "partly");
+    mkdirSync(join(partly, "node2", "config"), { recursive: true });
+    writeFileSync(join(partly, "node2", "config", "genesis.json"), "{}");
+    const later = await chaind(["testnet", "--validators", "3", "--output-dir", partly]);
+    expect(later.exitCode).toBe(1);
+    expect(later.stderr).toContain(`genesis.json file already exists: ${join(partly, "node2")}`);
+    expect(existsSync(join(partly, "node0"))).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
 import { RequestSchema } from "@chaind/proto/tendermint/abci/types_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { AbciApp } from "../../../node/src/abci/abci-app.js";
+import type { AbciSnapshots } from "../../../node/src/abci/abci-snapshots.js";
 import { ChainNode } from "../../../node/src/chain/chain-node.js";
 import { genesisHeader } from "../../../node/src/chain/genesis-record.js";
 import { signTxDirect } from "../../../node/src/client/direct-signing.js";
@@ -89,6 +90,8 @@ describe("a block's txs within max_bytes and max_gas", () => {
         genesis: genesisHeader(genesis),
         minRetainBlocks: 0,
         onCommit: () => {},
+        // PrepareProposal only: the snapshot connection is never asked.
+        snapshots: {} as AbciSnapshots,
         onHalt: () => {},
         logger: silentLogger,
       });

@@ -15,9 +15,11 @@ import {
 
 const bootstrap: SnapshotBootstrap = {
   header: { chain_id: "c", height: 7, app_hash: "AB".repeat(32) },
-  block: Uint8Array.of(1, 2, 3),
-  blockMeta: Uint8Array.of(4),
-  blockResults: new TextEncoder().encode("{}"),
+  lastBlock: {
+    block: Uint8Array.of(1, 2, 3),
+    blockMeta: Uint8Array.of(4),
+    blockResults: new TextEncoder().encode("{}"),
+  },
 };
 
 /** 300 items of 40-odd bytes each: about 13 KB of stream. */
@@ -32,7 +34,7 @@ async function* items(): AsyncIterable<SnapshotItem> {
 
 async function collect(pieces: AsyncIterable<Uint8Array>): Promise<SnapshotRecord[]> {
   const out: SnapshotRecord[] = [];
-  for await (const r of decodeSnapshotStream(pieces)) out.push(r);
+  for await (const r of decodeSnapshotStream(1, pieces)) out.push(r);
   return out;
 }
 
@@ -109,6 +111,17 @@ describe("snapshot store and format-1 stream", () => {
     await expect(collect(of(new TextEncoder().encode("something else entirely")))).rejects.toThrow(
       "not a format 1 snapshot",
     );
+    // Format 2 (CometBFT's: no last block) is read by its own reader only.
+    const stateOnly: Uint8Array[] = [];
+    for await (const p of encodeSnapshotStream({ header: bootstrap.header }, items())) stateOnly.push(p);
+    await expect(collect(of(...stateOnly))).rejects.toThrow("not a format 1 snapshot");
+    const records: SnapshotRecord[] = [];
+    for await (const r of decodeSnapshotStream(2, of(...stateOnly))) records.push(r);
+    expect(records[0]).toEqual({
+      kind: "bootstrap",
+      bootstrap: { header: bootstrap.header, lastBlock: undefined },
+    });
+    expect(records).toHaveLength(301);
   });
 
   it("reads state-sync snapshot-interval and snapshot-keep-recent from app.toml, Cosmos's defaults when absent", () => {

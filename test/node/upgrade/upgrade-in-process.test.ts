@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
 import { MsgSendSchema } from "@chaind/proto/sdk/bank/v1beta1/tx_pb";
@@ -142,11 +142,18 @@ describe("upgrade lifecycle in process", () => {
     expect(v2.node.app.info().appVersion).toBe(1);
     await v2.close();
 
-    // The old binary after the upgrade refuses to run: downgrade detection.
+    // The old binary after the upgrade refuses to run (downgrade detection), and hands the applied plan, kept whole,
+    // to its supervisor again: the binary the chain runs now.
+    rmSync(infoPath);
     const old = await open(h.home);
     await expect(old.node.producer.produce()).rejects.toThrow(
       "wrong app version, upgrade handler is missing for v2 upgrade plan",
     );
+    expect(JSON.parse(readFileSync(infoPath, "utf8"))).toMatchObject({
+      name: "v2",
+      height: planHeight,
+      info: '{"binaries":{}}',
+    });
   }, 30_000);
 
   it("refuses a binary that carries the handler before the plan height", async () => {

@@ -22,8 +22,17 @@ export class UpgradeKeeper {
     ctx.kv(UPGRADE_STORE).delete(UpgradeKeys.plan);
   }
 
-  setDone(ctx: Context, name: string, height: bigint): void {
-    ctx.kv(UPGRADE_STORE).set(UpgradeKeys.done.encode([height, name]), uint64Key.encode(height));
+  /** Marks the plan applied at `height`, and keeps it whole. */
+  setDone(ctx: Context, plan: Plan, height: bigint): void {
+    const store = ctx.kv(UPGRADE_STORE);
+    store.set(UpgradeKeys.done.encode([height, plan.name]), uint64Key.encode(height));
+    store.set(UpgradeKeys.appliedPlans.encode(plan.name), toBinary(PlanSchema, plan));
+  }
+
+  /** An applied plan as it was scheduled; undefined when it was not applied (or by a binary that kept none). */
+  async appliedPlan(ctx: Context, name: string): Promise<Plan | undefined> {
+    const v = await ctx.kv(UPGRADE_STORE).get(UpgradeKeys.appliedPlans.encode(name));
+    return v && fromBinary(PlanSchema, v);
   }
 
   /** Every applied upgrade as (name, height), in height order. */

@@ -13,4 +13,9 @@ export const UpgradeKeys = {
   versions: prefixedKey(0x02, stringKey),
   /** 0x03 -> protocol version (uint64) */
   protocol: Uint8Array.of(0x03),
+  /**
+   * 0x10 | name -> Plan: each applied plan whole (ours; the SDK keeps only the height), so a binary that finds the
+   * chain past an upgrade it lacks (a node state-synced past it) can hand the plan's binary to its supervisor.
+   */
+  appliedPlans: prefixedKey(0x10, stringKey),
 } as const;

@@ -88,6 +88,22 @@ export class UpgradeModule implements AppModule {
     );
   }
 
+  /**
+   * The chain went through an upgrade this binary has no handler for: it is too old for the state (a node
+   * state-synced past the upgrade, or a binary put back by hand). As the SDK, it refuses to run; and when the plan
+   * was kept, it writes it to upgrade-info.json as at the halt, so a supervisor installs the binary the chain
+   * runs now and starts again.
+   */
+  private async refuseOlderBinary(ctx: Context, last: { name: string; height: bigint }): Promise<never> {
+    const message = `wrong app version, upgrade handler is missing for ${last.name} upgrade plan`;
+    const plan = await this.keeper.appliedPlan(ctx, last.name);
+    if (!plan || !this.opts.dataDir) throw new UpgradeHaltError("DOWNGRADE", message);
+    writeUpgradeInfo(this.opts.dataDir, plan, last.height);
+    const needed = `${message}: the chain applied it at height ${last.height}; UPGRADE "${plan.name}" NEEDED: ${plan.info}`;
+    ctx.logger.error(needed);
+    throw new UpgradeHaltError("UPGRADE_NEEDED", needed);
+  }
+
   async preBlock(ctx: Context): Promise<void> {
     const height = BigInt(ctx.block.height);
     const plan = await this.keeper.getPlan(ctx);
@@ -97,11 +113,7 @@ export class UpgradeModule implements AppModule {
     if (!this.downgradeChecked) {
       this.downgradeChecked = true;
       const last = due ? undefined : await this.keeper.lastCompleted(ctx);
-      if (last && !handlers[last.name])
-        throw new UpgradeHaltError(
-          "DOWNGRADE",
-          `wrong app version, upgrade handler is missing for ${last.name} upgrade plan`,
-        );
+      if (last && !handlers[last.name]) await this.refuseOlderBinary(ctx, last);
     }
     if (!plan) return;
 
@@ -137,7 +149,7 @@ export class UpgradeModule implements AppModule {
     const protocol = (await this.keeper.getProtocolVersion(ctx)) + 1n;
     this.keeper.setProtocolVersion(ctx, protocol);
     this.keeper.clearPlan(ctx);
-    this.keeper.setDone(ctx, plan.name, height);
+    this.keeper.setDone(ctx, plan, height);
     this.opts.onProtocolVersion?.(protocol);
   }
 }
