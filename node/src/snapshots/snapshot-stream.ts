@@ -16,6 +16,8 @@ export const BLOCK_SNAPSHOT_FORMAT = 1;
 export const STATE_SNAPSHOT_FORMAT = 2;
 
 const magicOf = (format: number) => new TextEncoder().encode(`chaind-snapshot/${format}\n`);
+/** The largest field: a block at CometBFT's largest `max_bytes` (100 MiB) with room to spare. */
+const MAX_FIELD_BYTES = 128 * 1024 * 1024;
 const BOOTSTRAP = 0x01;
 const ITEM = 0x02;
 const END = 0xff;
@@ -121,6 +123,10 @@ class PieceReader {
     for (let i = 0; i < count; i++) {
       if (this.buf.length - at < 4) return undefined;
       const len = view.getUint32(at);
+      // A stream from a peer is read piece by piece: a field claiming more than any record holds is refused
+      // before its bytes pile up in memory.
+      if (len > MAX_FIELD_BYTES)
+        throw new SnapshotStreamError(`a field of ${len} bytes (at most ${MAX_FIELD_BYTES} are taken)`);
       if (this.buf.length - at - 4 < len) return undefined;
       out.push(this.buf.slice(at + 4, at + 4 + len));
       at += 4 + len;

@@ -184,6 +184,10 @@ export class StateSyncRestore {
         throw new SnapshotError(`it is a snapshot of chain ${header.chain_id}, not of ${chainId}`);
       if (header.height !== height)
         throw new SnapshotError(`its stream is of height ${header.height}, its offer of ${height}`);
+      if (header.app_hash !== meta.app_hash)
+        throw new SnapshotError(
+          `it claims app hash ${header.app_hash}, not the ${meta.app_hash} CometBFT's light client verified`,
+        );
       items = await state.importState(height, p.trustedAppHash, stateItemsOf(records), []);
     } catch (e) {
       await this.deps.discardState();

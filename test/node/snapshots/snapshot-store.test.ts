@@ -111,6 +111,14 @@ describe("snapshot store and format-1 stream", () => {
     await expect(collect(of(new TextEncoder().encode("something else entirely")))).rejects.toThrow(
       "not a format 1 snapshot",
     );
+    // A field that claims more bytes than any record holds is refused before they pile up.
+    const huge = Buffer.concat([
+      whole.subarray(0, "chaind-snapshot/1\n".length),
+      Buffer.from([1, 0xff, 0xff, 0xff, 0xff]),
+    ]);
+    await expect(collect(of(huge))).rejects.toThrow(
+      "a field of 4294967295 bytes (at most 134217728 are taken)",
+    );
     // Format 2 (CometBFT's: no last block) is read by its own reader only.
     const stateOnly: Uint8Array[] = [];
     for await (const p of encodeSnapshotStream({ header: bootstrap.header }, items())) stateOnly.push(p);

@@ -16,6 +16,7 @@ import { AbciSnapshots } from "../../../node/src/abci/abci-snapshots.js";
 import { writeSnapshot } from "../../../node/src/snapshots/snapshot-export.js";
 import { latestSnapshotSource } from "../../../node/src/snapshots/snapshot-source.js";
 import { SnapshotStore } from "../../../node/src/snapshots/snapshot-store.js";
+import { encodeSnapshotStream } from "../../../node/src/snapshots/snapshot-stream.js";
 import { StateSyncRestore } from "../../../node/src/snapshots/state-sync-restore.js";
 import {
   bytes,
@@ -152,6 +153,35 @@ describe("state sync over ABCI: a node's format-2 snapshots, restored chunk by c
     expect(offer(appHash)).toBe(ResponseOfferSnapshot_Result.ACCEPT);
     for (let i = 0; i < chunks; i++) await apply(i, chunk(i));
     expect(restoring.store.latestHeight).toBe(2);
+  });
+
+  it("rejects a snapshot that claims the trusted app hash over another state: the imported entries hash otherwise", async () => {
+    const forged = new SnapshotStore(join(dir, "forged"));
+    async function* otherState() {
+      for (const [store, key, value] of STATE.slice(1))
+        yield { store, key: bytes(key as string), value: bytes(value as string) };
+    }
+    await forged.save(
+      { height: 2, format: 2, chain_id: CHAIN, app_hash: hex(appHash).toUpperCase() },
+      encodeSnapshotStream(
+        { header: { chain_id: CHAIN, height: 2, app_hash: hex(appHash).toUpperCase() } },
+        otherState(),
+      ),
+      4096,
+    );
+    const liar = new AbciSnapshots(forged, {} as StateSyncRestore);
+    const [s] = liar.list().snapshots;
+    expect(offer(appHash, s)).toBe(ResponseOfferSnapshot_Result.ACCEPT);
+    let last = ResponseApplySnapshotChunk_Result.ACCEPT;
+    for (let i = 0; i < s.chunks; i++) {
+      const bytes = liar.loadChunk(
+        create(RequestLoadSnapshotChunkSchema, { height: 2n, format: 2, chunk: i }),
+      ).chunk;
+      last = (await apply(i, bytes)).result;
+    }
+    expect(last).toBe(ResponseApplySnapshotChunk_Result.REJECT_SNAPSHOT);
+    expect(restoring.store.latestHeight).toBe(0);
+    expect(restoredCalls).toEqual([]);
   });
 
   it("refuses offers it cannot take: another format, malformed metadata, a node that already has state", async () => {
