@@ -117,6 +117,10 @@ export class NodeRpcClient {
       code: number;
       log: string;
       codespace: string;
+      data?: string | null;
+      info?: string;
+      gas_wanted?: string;
+      gas_used?: string;
       events?: { type: string; attributes: { key: string; value: string }[] }[];
     };
   }> {

@@ -6,6 +6,7 @@ import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { keyOutput, keyOutputsText, keyPubKeyJson } from "../client/keyring/key-output.js";
 import type { Keyring } from "../client/keyring/keyring.js";
 import type { TerminalInput } from "../client/keyring/terminal-input.js";
+import { decodeBech32, encodeBech32 } from "../crypto/bech32.js";
 import { generateMnemonic } from "../crypto/hd-wallet.js";
 import type { GlobalArgs } from "./global-options.js";
 import { confirmKeyChange } from "./keys-confirmation.js";
@@ -50,7 +51,11 @@ interface ShowArgs extends KeysArgs {
   name: string;
   address: boolean;
   pubkey: boolean;
+  bech: "acc" | "val" | "cons";
 }
+
+/** The prefix suffix of each `--bech` kind, as the SDK names its address kinds. */
+const BECH_SUFFIX = { acc: "", val: "valoper", cons: "valcons" } as const;
 
 interface DeleteArgs extends KeysArgs {
   name: string;
@@ -194,6 +199,12 @@ function showCommand(handler: (a: ShowArgs) => Promise<void>): CommandModule<Key
           type: "boolean",
           default: false,
           describe: "print only the public key",
+        })
+        .option("bech", {
+          type: "string",
+          choices: ["acc", "val", "cons"],
+          default: "acc",
+          describe: "the Bech32 prefix encoding for a key (acc|val|cons)",
         }) as never,
     handler,
   };
@@ -299,7 +310,19 @@ async function runShow({ ring, io }: Session, args: ShowArgs): Promise<void> {
   if (args.output !== undefined && (args.address || args.pubkey)) {
     throw new CliError("cannot use --output with --address or --pubkey");
   }
-  const info = await ring.get(args.name);
+  const stored = await ring.get(args.name);
+  // The same key bytes under the operator (valoper) or consensus (valcons) prefix, as the SDK shows them.
+  const accountPrefix = stored.address.slice(0, stored.address.lastIndexOf("1"));
+  const info =
+    args.bech === "acc"
+      ? stored
+      : {
+          ...stored,
+          address: encodeBech32(
+            `${accountPrefix}${BECH_SUFFIX[args.bech]}`,
+            decodeBech32(stored.address, accountPrefix),
+          ),
+        };
   if (args.address) io.stdout.write(`${info.address}\n`);
   else if (args.pubkey) io.stdout.write(`${JSON.stringify(keyPubKeyJson(info))}\n`);
   else if (args.output === "json") io.stdout.write(`${JSON.stringify(keyOutput(info))}\n`);

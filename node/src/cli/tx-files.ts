@@ -27,6 +27,7 @@ import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-op
 import { nodeClient, printJson } from "../client/run-query.js";
 import { cliSignBytes, type SignModeName, signModeOf, signModeOption } from "../client/sign-mode-option.js";
 import { noteSigned, signingChainId } from "../client/signing-chain.js";
+import { broadcastTxResponse } from "../client/tx-response.js";
 import { ChainError } from "../errors/chain-error.js";
 import { multisignCommand, signAsMultisigMember, type TxFileTools } from "./tx-multisig.js";
 
@@ -230,7 +231,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         throw new CliError(
           `transaction ${res.hash} rejected (code ${res.code}, ${res.codespace}): ${res.log}`,
         );
-      printJson(args, { txhash: res.hash, code: res.code, raw_log: res.log });
+      printJson(args, broadcastTxResponse(res.hash, res));
     },
   };
   const encode: CommandModule<QueryArgs, QueryArgs & { file: string }> = {

@@ -24,6 +24,7 @@ import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
 import { signingChainId } from "./signing-chain.js";
 import { checkTxArguments } from "./tx-argument-checks.js";
 import type { TxArgs } from "./tx-options.js";
+import { broadcastTxResponse, committedTxResponse } from "./tx-response.js";
 
 const WAIT_TIMEOUT_MS = 60_000;
 
@@ -116,7 +117,7 @@ export async function runTx(
     return known;
   };
   let gas: bigint;
-  if (args.gas === "auto") {
+  if (args.gas === "auto" || args["dry-run"]) {
     // Every signer's info and sequence, as the node checks them even when simulating; no signatures.
     const infos: SignerInfoParts[] = [];
     for (const s of signers) {
@@ -142,6 +143,7 @@ export async function runTx(
       );
       const used = fromBinary(SimulateResponseSchema, r.value).gasInfo?.gasUsed ?? 0n;
       gas = BigInt(Math.ceil(Number(used) * args["gas-adjustment"]));
+      process.stderr.write(`gas estimate: ${gas}\n`);
     } catch (e) {
       if (e instanceof NodeCallError) throw new CliError(`gas estimation failed: ${e.message}`);
       throw e;
@@ -149,6 +151,8 @@ export async function runTx(
   } else {
     gas = BigInt(args.gas);
   }
+  // As the SDK's --dry-run: the simulation's estimate, nothing signed or sent.
+  if (args["dry-run"]) return;
   const parts: UnsignedTxParts = { messages, memo, fee: { amount: feeFor(gas), gasLimit: gas, payer } };
 
   if (args["generate-only"]) {
@@ -181,7 +185,7 @@ export async function runTx(
   if (res.code !== 0)
     throw new CliError(`transaction ${txhash} rejected (code ${res.code}, ${res.codespace}): ${res.log}`);
   if (!args.wait) {
-    printJson(args, { txhash, code: res.code, height: "0", raw_log: res.log });
+    printJson(args, broadcastTxResponse(txhash, res));
     return;
   }
   const spinner = process.stderr.isTTY ? setInterval(() => process.stderr.write("."), 500) : undefined;
@@ -192,13 +196,10 @@ export async function runTx(
         `transaction ${txhash} failed in block ${done.height} (code ${done.tx_result.code}, ${done.tx_result.codespace}): ${done.tx_result.log}`,
       );
     // The events too, as Cosmos prints them for a committed tx: a proposal id, a new validator, are in them.
-    printJson(args, {
-      txhash,
-      code: 0,
+    const block = await client.call<{ block?: { header?: { time?: string } } }>("block", {
       height: done.height,
-      raw_log: done.tx_result.log,
-      events: done.tx_result.events ?? [],
     });
+    printJson(args, committedTxResponse(txhash, done, block.block?.header?.time ?? ""));
   } catch (e) {
     if (e instanceof NodeCallError) throw new CliError(`waiting for ${txhash}: ${e.message}`);
     throw e;

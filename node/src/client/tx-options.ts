@@ -33,6 +33,11 @@ export const txOptions = {
   "generate-only": { type: "boolean", default: false, describe: "print the unsigned transaction and stop" },
   "broadcast-mode": { alias: "b", type: "string", choices: ["sync", "async"], describe: "sync or async" },
   wait: { type: "boolean", default: false, describe: "wait until the transaction is in a block" },
+  "dry-run": {
+    type: "boolean",
+    default: false,
+    describe: "ignore the --gas flag and perform a simulation of a transaction, but don't broadcast it",
+  },
 } as const;
 
 export interface TxArgs extends QueryArgs {
@@ -52,4 +57,5 @@ export interface TxArgs extends QueryArgs {
   "generate-only": boolean;
   "broadcast-mode"?: "sync" | "async";
   wait: boolean;
+  "dry-run": boolean;
 }

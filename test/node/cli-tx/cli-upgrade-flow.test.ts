@@ -44,8 +44,14 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("sends with --gas auto, waits for inclusion, and shows the new balance", async () => {
+  it("sends with --gas auto (printing the estimate), waits for inclusion, and shows the new balance", async () => {
     const bob = keys.find((k) => k.name === "bob")!.address;
+    // --dry-run: the estimate only, nothing signed or sent.
+    const dry = await cli("tx", "bank", "send", "alice", bob, "1stake", "--dry-run", "--fees", "5000stake");
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe("");
+    const estimate = Number(dry.stderr.match(/^gas estimate: (\d+)$/m)?.[1]);
+    expect(estimate).toBeGreaterThan(0);
     const sent = await cli(
       "tx",
       "bank",
@@ -62,9 +68,30 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
       "json",
     );
     expect(sent.exitCode, sent.stderr).toBe(0);
+    const sentEstimate = sent.stderr.match(/^gas estimate: (\d+)$/m)?.[1];
     const result = JSON.parse(sent.stdout);
+    // The SDK's TxResponse, every field.
+    expect(Object.keys(result)).toEqual([
+      "height",
+      "txhash",
+      "codespace",
+      "code",
+      "data",
+      "raw_log",
+      "logs",
+      "info",
+      "gas_wanted",
+      "gas_used",
+      "tx",
+      "timestamp",
+      "events",
+    ]);
     expect(result.code).toBe(0);
     expect(Number(result.height)).toBeGreaterThan(0);
+    expect(Number(result.gas_used)).toBeGreaterThan(0);
+    expect(result.gas_wanted).toBe(sentEstimate);
+    expect(Date.parse(result.timestamp)).toBeGreaterThan(Date.parse("2026-01-01"));
+    // Only the real send arrived: the dry run sent nothing.
     const balances = await cli("query", "bank", "balances", bob, "-o", "json");
     expect(JSON.parse(balances.stdout).balances).toEqual([{ denom: "stake", amount: "1000000012345" }]);
     const found = await cli("query", "tx", result.txhash, "-o", "json");

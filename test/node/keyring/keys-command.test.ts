@@ -80,6 +80,13 @@ describe("chaind keys", () => {
     expect((await keys(home, ["show", "alice", "-a", "--prefix", "cosmos"])).stdout).toBe(
       "cosmos19rl4cm2hmr8afy4kldpxz3fka4jguq0auqdal4\n",
     );
+    // --bech: the same key bytes as an operator or consensus address.
+    expect((await keys(home, ["show", "alice", "-a", "--prefix", "cosmos", "--bech", "val"])).stdout).toBe(
+      "cosmosvaloper19rl4cm2hmr8afy4kldpxz3fka4jguq0ae5egnx\n",
+    );
+    expect((await keys(home, ["show", "alice", "-a", "--prefix", "cosmos", "--bech", "cons"])).stdout).toBe(
+      "cosmosvalcons19rl4cm2hmr8afy4kldpxz3fka4jguq0ad825l8\n",
+    );
     const pub = JSON.parse((await keys(home, ["show", "alice", "-p"])).stdout);
     expect(pub["@type"]).toBe("/sdk.crypto.secp256k1.PubKey");
     expect(Buffer.from(pub.key, "base64")).toHaveLength(33);
