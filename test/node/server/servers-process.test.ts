@@ -97,5 +97,20 @@ describe("chaind start with gRPC, REST and telemetry listeners", () => {
     expect(sample(text, "chain_store_operations_total", 'op="read"')).toBeGreaterThan(0);
     expect(sample(text, "chain_store_operations_total", 'op="write"')).toBeGreaterThan(0);
     expect((await fetch(`${addr.telemetry}/other`)).status).toBe(404);
+
+    // CometBFT's names for the same figures, labelled with the chain id, so CometBFT dashboards read them.
+    const chain = `chain_id="${home.chainId}"`;
+    expect(sample(text, "cometbft_consensus_height", chain)).toBe(sample(text, "chain_block_height"));
+    expect(sample(text, "cometbft_consensus_latest_block_height", chain)).toBeGreaterThanOrEqual(2);
+    expect(sample(text, "cometbft_consensus_validators", chain)).toBe(1);
+    expect(sample(text, "cometbft_consensus_validators_power", chain)).toBeGreaterThan(0);
+    expect(sample(text, "cometbft_mempool_size", chain)).toBe(0);
+    expect(sample(text, "cometbft_consensus_num_txs", chain)).toBe(0);
+    // Block intervals of the blocks committed since the last scrape.
+    const seen = Number(sample(text, "chain_block_height"));
+    await node.waitFor(new RegExp(`committed block .*height=${seen + 2} `));
+    const later = await (await fetch(`${addr.telemetry}/metrics`)).text();
+    expect(sample(later, "cometbft_consensus_block_interval_seconds_count", chain)).toBeGreaterThanOrEqual(1);
+    expect(sample(later, "cometbft_consensus_block_interval_seconds_sum", chain)).toBeGreaterThan(0);
   });
 });

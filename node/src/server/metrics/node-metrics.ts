@@ -5,7 +5,7 @@ import type { Mempool } from "../../consensus/mempool.js";
 import type { StateStore } from "../../store/state-store.js";
 
 /** A node as its metrics read it: the embedded engine's has blocks and a mempool of its own. */
-export type MetricsNode = NodeCore & { blocks?: BlockStore; mempool?: Mempool };
+export type MetricsNode = NodeCore & { blocks?: BlockStore; mempool?: Mempool; votingPower?(): bigint };
 
 import { type GrpcCode, grpcCodeName } from "../../errors/grpc-code.js";
 
@@ -37,7 +37,7 @@ export class NodeMetrics {
     });
     // The embedded engine's blocks and mempool; under CometBFT, its own metrics say these.
     const { blocks, mempool } = node;
-    if (blocks && mempool) this.embeddedEngineMetrics(node.store, blocks, mempool);
+    if (blocks && mempool) this.embeddedEngineMetrics(node, blocks, mempool);
     let checkedAhead = 0;
     new Counter({
       name: "chain_signatures_checked_ahead_total",
@@ -79,7 +79,8 @@ export class NodeMetrics {
     this.queryDuration.observe({ server, route }, seconds);
   }
 
-  private embeddedEngineMetrics(store: StateStore, blocks: BlockStore, mempool: Mempool): void {
+  private embeddedEngineMetrics(node: MetricsNode, blocks: BlockStore, mempool: Mempool): void {
+    const { store } = node;
     const registers = [this.registry];
     new Gauge({
       name: "chain_block_time_seconds",
@@ -91,25 +92,97 @@ export class NodeMetrics {
         if (t) this.set(Number(t.seconds) + t.nanos / 1e9);
       },
     });
+    // CometBFT's names for what it would say of these blocks (its consensus and mempool metrics, labelled with
+    // the chain id as CometBFT labels them), so dashboards made for CometBFT nodes read this engine too.
+    const comet = { registers, labelNames: ["chain_id"] as const };
+    const chain = { chain_id: node.chainId };
     const txs = new Counter({
       name: "chain_txs_total",
       help: "Transactions included in blocks committed since this process started.",
       registers,
+      collect: () => catchUp(),
     });
-    const blockTxs: Gauge = new Gauge({
-      name: "chain_block_txs",
-      help: "Transactions in the latest committed block.",
-      registers,
-      collect: async () => {
-        // Blocks committed since the last scrape add to chain_txs_total.
+    const totalTxs = new Gauge({
+      ...comet,
+      name: "cometbft_consensus_total_txs",
+      help: "Total number of transactions.",
+      collect: () => catchUp(),
+    });
+    const interval = new Histogram({
+      ...comet,
+      name: "cometbft_consensus_block_interval_seconds",
+      help: "Time between this and the last block.",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      collect: () => catchUp(),
+    });
+    let pending: Promise<void> | null = null;
+    let prev: number | undefined;
+    // Blocks committed since the last scrape (at most the last 1,000) add to the counts and intervals, once:
+    // whichever of those metrics is serialized first asks.
+    const catchUp = () => {
+      pending ??= (async () => {
         const latest = store.latestHeight;
         for (let h = Math.max(this.txsSeenHeight + 1, latest - 999); h <= latest; h++) {
           const meta = await blocks.meta(h);
-          if (meta) txs.inc(Number(meta.numTxs));
+          if (!meta) continue;
+          txs.inc(Number(meta.numTxs));
+          totalTxs.inc(chain, Number(meta.numTxs));
+          const t = meta.header?.time;
+          const at = t ? Number(t.seconds) + t.nanos / 1e9 : undefined;
+          if (at !== undefined && prev !== undefined) interval.observe(chain, Math.max(0, at - prev));
+          prev = at;
         }
         this.txsSeenHeight = latest;
-        const last = latest ? await blocks.meta(latest) : undefined;
-        blockTxs.set(Number(last?.numTxs ?? 0n));
+      })().finally(() => {
+        pending = null;
+      });
+      return pending;
+    };
+    const latestTxs = async () => {
+      await catchUp();
+      const last = store.latestHeight ? await blocks.meta(store.latestHeight) : undefined;
+      return Number(last?.numTxs ?? 0n);
+    };
+    new Gauge({
+      name: "chain_block_txs",
+      help: "Transactions in the latest committed block.",
+      registers,
+      async collect() {
+        this.set(await latestTxs());
+      },
+    });
+    new Gauge({
+      ...comet,
+      name: "cometbft_consensus_num_txs",
+      help: "Number of transactions.",
+      async collect() {
+        this.set(chain, await latestTxs());
+      },
+    });
+    for (const name of ["cometbft_consensus_height", "cometbft_consensus_latest_block_height"])
+      new Gauge({
+        ...comet,
+        name,
+        help: name.endsWith("latest_block_height") ? "The latest block height." : "Height of the chain.",
+        collect() {
+          this.set(chain, store.latestHeight);
+        },
+      });
+    // The embedded engine's one validator: this home's key.
+    new Gauge({
+      ...comet,
+      name: "cometbft_consensus_validators",
+      help: "Number of validators.",
+      collect() {
+        this.set(chain, 1);
+      },
+    });
+    new Gauge({
+      ...comet,
+      name: "cometbft_consensus_validators_power",
+      help: "Total power of all validators.",
+      collect() {
+        this.set(chain, Number(node.votingPower?.() ?? 0n));
       },
     });
     new Gauge({
@@ -118,6 +191,14 @@ export class NodeMetrics {
       registers,
       collect() {
         this.set(mempool.size);
+      },
+    });
+    new Gauge({
+      ...comet,
+      name: "cometbft_mempool_size",
+      help: "Number of uncommitted transactions in the mempool.",
+      collect() {
+        this.set(chain, mempool.size);
       },
     });
   }
