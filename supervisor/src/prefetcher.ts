@@ -40,6 +40,12 @@ export class Prefetcher {
       const plan = await api.currentPlan().catch(() => undefined);
       if (plan === undefined) return;
       this.removeStale(plan?.name);
+      // A cancelled or replaced plan's pre-fetch state says nothing of the next upgrade.
+      const shown = status.current.prefetch;
+      if (shown && shown.plan !== plan?.name) {
+        status.update({ prefetch: null });
+        this.handled = "";
+      }
       if (!plan?.info || !config.allowDownloadBinaries) return;
       // Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c".
       const key = JSON.stringify([plan.name, plan.info]);

@@ -22,8 +22,8 @@ import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { daemonMayRun } from "../orphaned-daemon.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
-import { readUpgradeInfo } from "../upgrade-info.js";
 import { UpgradeNotifier } from "../upgrade-notifier.js";
+import { checkReadiness } from "../upgrade-readiness.js";
 import { rollbackUpgrade } from "../upgrade-rollback.js";
 import { redactUrls } from "../url-redaction.js";
 import type { VisorConfig } from "../visor-config.js";
@@ -32,6 +32,7 @@ import { VisorHomeLock } from "../visor-home-lock.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
 import { StatusFile } from "../visor-status.js";
+import { statusJson, statusReport, statusText } from "../visor-status-report.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
 
@@ -245,6 +246,14 @@ export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> 
       ? `${at}: binary ready at ${got.path}`
       : `${at}: artifact verified and staged at ${got.path}; installed at the halt if upgrade-info.json names it`,
   );
+  // The rest of what the halt needs (the data backup's room, above all): found out now, not at the halt.
+  const { problems } = await checkReadiness(plan, { config, layout, logger });
+  for (const p of problems) logger.error(`${at} will fail at the halt: ${p}`);
+  if (problems.length)
+    throw new VisorError(
+      "BINARY_MISSING",
+      `${at} is not ready: ${problems.length === 1 ? problems[0] : `${problems.length} problems (above)`}`,
+    );
 }
 
 /** data/upgrade-info.json byte for byte, as the node wrote it (cosmovisor does the same); an error when absent. */
@@ -260,24 +269,10 @@ export function showUpgradeInfoCommand(config: VisorConfig): void {
   process.stdout.write(bytes);
 }
 
-/** What visor runs and what is pending; plans as the node wrote them, but with their URLs redacted. */
-export function statusCommand(config: VisorConfig): void {
-  const layout = new VisorLayout(config);
-  const status = existsSync(layout.statusFile) ? JSON.parse(readFileSync(layout.statusFile, "utf8")) : {};
-  out(
-    redactUrls(
-      JSON.stringify(
-        {
-          ...status,
-          current: layout.currentDir(),
-          current_plan: layout.currentPlan(),
-          pending: readUpgradeInfo(layout.upgradeInfoFile),
-        },
-        null,
-        2,
-      ),
-    ),
-  );
+/** What visor runs, what comes next and whether it is ready; plans as the node wrote them, URLs redacted. */
+export function statusCommand(config: VisorConfig, form: "text" | "json"): void {
+  const report = statusReport(config, new VisorLayout(config));
+  out(form === "json" ? statusJson(report) : statusText(report));
 }
 
 /**

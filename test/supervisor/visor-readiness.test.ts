@@ -1,0 +1,194 @@
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort } from "@chaind/harness/free-listener-ports";
+import { ReleaseServer } from "@chaind/harness/release-server";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { describe, expect, it, type TestContext } from "vitest";
+import { FakeNodeApi } from "./fake-node-api.js";
+import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
+
+/**
+ * Issue 32: once visor knows of the next upgrade (the node's plan, a batch entry), it checks at once, and again
+ * before the height, what the halt will need, and says what will fail as an ERR line, in visor-status.json
+ * (`next_upgrade`), in `visor status` and in the metrics. Before, a missing artifact or signature surfaced only
+ * at the halt. Real visor and fake daemon processes, a real release server and node API on loopback.
+ */
+async function setup(onTestFinished: TestContext["onTestFinished"]) {
+  const h = visorHome();
+  const files = join(h.root, "served");
+  mkdirSync(files);
+  const releases = await ReleaseServer.start({ dir: files });
+  const node = await FakeNodeApi.start({ home: h.home, identity: h.identity });
+  onTestFinished(async () => {
+    await node.close();
+    await releases.close();
+    h.cleanup();
+  });
+  expect((await h.visor(["init", fakeBinary(h.root, "v1")])).exitCode).toBe(0);
+  const v2 = fakeBinary(h.root, "v2");
+  const sha = sha256File(v2);
+  const info = JSON.stringify({ binaries: { any: `${releases.fileUrl("fake-v2")}?checksum=sha256:${sha}` } });
+  const status = async () => {
+    const r = await h.visor(["status", "-o", "json"]);
+    expect(r.exitCode, r.all).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+  return { h, files, releases, node, v2, sha, info, status };
+}
+
+describe.concurrent("visor checks the next upgrade before its halt", { timeout: 120_000 }, () => {
+  it("an artifact its server does not serve: ERR at once, status and metrics say not ready; ready once it is served", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, node, v2, info, status } = await setup(onTestFinished);
+    node.plan = { name: "v2", height: 60, info };
+    const port = await freePort();
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      VISOR_METRICS_ADDRESS: `127.0.0.1:${port}`,
+      FAKE_BLOCK_MS: "200",
+    });
+    const err = await v.waitFor(
+      /ERR.*upgrade v2 at height 60 will fail at the halt: cannot download http:\/\/127\.0\.0\.1:\d+\/fake-v2: HTTP 404.*/,
+    );
+    // Long before the height: the node is still far from 60.
+    expect(node.height()).toBeLessThan(50);
+    expect(err[0]).toMatch(/ source=node/);
+    const shown = await status();
+    expect(shown.next_upgrade).toMatchObject({
+      name: "v2",
+      height: 60,
+      source: "node",
+      ready: false,
+      binary: "download",
+      signature: "not_required",
+    });
+    expect(shown.next_upgrade.problems).toEqual([expect.stringMatching(/^cannot download .*404/)]);
+    const text = (await h.visor(["status"])).stdout;
+    expect(text).toMatch(/^next upgrade: +v2 at height 60 \(from node.*\): NOT READY$/m);
+    expect(text).toMatch(/^ {2}problem: +cannot download/m);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^visor_next_upgrade_height\{plan="v2",source="node"\} 60$/m);
+    expect(metrics).toMatch(/^visor_next_upgrade_ready\{plan="v2",source="node"\} 0$/m);
+
+    // Fixed before the height: the check before the halt (or the periodic one) finds it ready.
+    copyFileSync(v2, join(files, "fake-v2"));
+    await v.waitFor(/INF.*next upgrade is ready .*plan=v2 .*binary=download/, 90_000);
+    const after = await status();
+    expect(after.next_upgrade).toMatchObject({ name: "v2", ready: true, problems: [] });
+    expect(after.next_upgrade.estimated_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const later = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(later).toMatch(/^visor_next_upgrade_ready\{plan="v2",source="node"\} 1$/m);
+    expect(later).toMatch(/^visor_next_upgrade_estimated_time_seconds\{plan="v2",source="node"\} \d+/m);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("VISOR_TRUSTED_KEYS and no signature published: ERR at once, without downloading the artifact", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, releases, node, v2, info, status } = await setup(onTestFinished);
+    copyFileSync(v2, join(files, "fake-v2"));
+    node.plan = { name: "v2", height: 500, info };
+    const key = Buffer.from(ed25519.getPublicKey(ed25519.utils.randomSecretKey())).toString("hex");
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      VISOR_TRUSTED_KEYS: key,
+    });
+    await v.waitFor(
+      /ERR.*upgrade v2 at height 500 will fail at the halt: cannot fetch signature http:\/\/127\.0\.0\.1:\d+\/fake-v2\.sig/,
+    );
+    expect((await status()).next_upgrade).toMatchObject({ ready: false, signature: "failed" });
+    // Only probed: the bytes are the halt's to download.
+    expect(releases.requests.get("fake-v2.sig")).toBeGreaterThanOrEqual(1);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
+  it("a batch entry whose binary was removed, downloads off: ERR naming the missing binary; status lists the queue", async ({
+    onTestFinished,
+  }) => {
+    const { h, v2, status } = await setup(onTestFinished);
+    for (const [name, height] of [
+      ["v2", "400"],
+      ["v3", "900"],
+    ]) {
+      const add = await h.visor(["add-upgrade", name, v2, "--upgrade-height", height]);
+      expect(add.exitCode, add.all).toBe(0);
+    }
+    const bin = join(h.home, "cosmovisor", "upgrades", "v2", "bin", "fake");
+    rmSync(bin);
+    const v = h.start(["start"]);
+    await v.waitFor(
+      new RegExp(
+        `ERR.*upgrade v2 at height 400 will fail at the halt: binary not present, downloading disabled: expected ${bin}`,
+      ),
+    );
+    const shown = await status();
+    expect(shown.next_upgrade).toMatchObject({
+      name: "v2",
+      height: 400,
+      source: "batch",
+      ready: false,
+      binary: "none",
+    });
+    expect(shown.batch).toEqual([
+      { name: "v2", height: 400 },
+      { name: "v3", height: 900 },
+    ]);
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+});
+
+describe("visor status tells the truth", { timeout: 120_000 }, () => {
+  it("after an upgrade, the applied plan is not pending; a cancelled plan's pre-fetch state disappears", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, node, v2, info, status } = await setup(onTestFinished);
+    copyFileSync(v2, join(files, "fake-v2"));
+    expect((await h.visor(["add-upgrade", "v2", v2])).exitCode).toBe(0);
+    const first = h.start(["start"], { UNSAFE_SKIP_BACKUP: "true", FAKE_HALTS: "v1:3:v2" });
+    await first.waitFor(/v2 height 4/);
+    first.proc.kill("SIGTERM");
+    expect(await first.exit()).toBe(0);
+    const applied = await status();
+    // upgrade-info.json still names v2, which current runs: nothing is pending.
+    expect(applied.current_plan).toMatchObject({ name: "v2", height: 3 });
+    expect(applied.pending).toBeNull();
+    expect((await h.visor(["status"])).stdout).toMatch(/^pending: +none$/m);
+
+    // v3 scheduled and pre-fetched, then cancelled.
+    writeFileSync(join(files, "fake-v3"), "#!/bin/sh\necho v3\n");
+    const v3Info = JSON.stringify({
+      binaries: {
+        any: `${(info.match(/http:\/\/[^/]+/) ?? [""])[0]}/fake-v3?checksum=sha256:${sha256File(join(files, "fake-v3"))}`,
+      },
+    });
+    node.plan = { name: "v3", height: 500, info: v3Info };
+    const second = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    });
+    await second.waitFor(/pre-fetched and verified .*plan=v3/);
+    await second.waitFor(/next upgrade is ready .*plan=v3 .*binary=prefetched/);
+    const scheduled = await status();
+    expect(scheduled.prefetch).toEqual({ plan: "v3", state: "ready" });
+    expect(scheduled.last_artifact).toMatchObject({
+      plan: "v3",
+      folder: "prefetch/v3",
+      signature_checked: false,
+    });
+    node.plan = null;
+    await second.waitFor(/no upgrade is scheduled any more .*plan=v3/);
+    await second.waitFor(/removed the pre-fetched binary/);
+    const cancelled = await status();
+    expect(cancelled.next_upgrade).toBeNull();
+    expect(cancelled.prefetch).toBeNull();
+    second.proc.kill("SIGTERM");
+    expect(await second.exit()).toBe(0);
+  });
+});
