@@ -137,16 +137,13 @@ export class ReadinessMonitor {
     if (key === this.key && !final && Date.now() - this.checkedAt < RECHECK_MS) return;
     this.key = key;
     if (near) this.finalChecked = true;
-    const found = await checkReadiness(plan, {
-      ...this.ctx,
-      prefetchError: prefetch?.state === "failed" ? prefetch.error : undefined,
-    });
+    const found = await checkReadiness(plan, { ...this.ctx, prefetch: this.prefetchOf(plan) });
     this.checkedAt = Date.now();
     const next: NextUpgrade = {
       name: plan.name,
       height: plan.height,
       source: plan.source,
-      ready: found.problems.length === 0,
+      ready: found.problems.length === 0 && found.binary !== "prefetching",
       ...found,
       estimated_at: this.estimate(plan.height),
       node_height: height,
@@ -157,9 +154,23 @@ export class ReadinessMonitor {
     this.report(next, final);
   }
 
+  /**
+   * The pre-fetch of `plan`, when the pre-fetcher handles it (a node's plan naming an artifact, with downloads
+   * and VISOR_PREFETCH on): `pending` until it has started.
+   */
+  private prefetchOf(plan: KnownPlan) {
+    const { config, status } = this.ctx;
+    if (plan.source !== "node" || !plan.info || !config.prefetch || !config.allowDownloadBinaries)
+      return undefined;
+    const shown = status.current.prefetch;
+    return shown?.plan === plan.name ? shown : { state: "pending" as const };
+  }
+
   private report(next: NextUpgrade, final: boolean): void {
     const { logger } = this.ctx;
     const problems = JSON.stringify(next.problems);
+    // Under way, a pre-fetch is the check: its outcome is reported.
+    if (next.binary === "prefetching" && next.problems.length === 0) return;
     if (problems === this.reported && !(final && !next.ready)) return;
     this.reported = problems;
     const ctx = { plan: next.name, height: next.height, source: next.source };

@@ -16,9 +16,10 @@ import type { VisorLayout } from "./visor-layout.js";
 export interface ReadinessCheck {
   /**
    * Where the halt will take the binary from: `installed` (upgrades/<plan>), `prefetched` (prefetch/<plan>),
-   * `download` (Plan.info's artifact, which answers now), or `none`.
+   * `prefetching` (the pre-fetch is under way: what it finds is the check), `download` (Plan.info's artifact,
+   * which its server serves now), or `none`.
    */
-  binary: "installed" | "prefetched" | "download" | "none";
+  binary: "installed" | "prefetched" | "prefetching" | "download" | "none";
   /**
    * The artifact's signature under VISOR_TRUSTED_KEYS: `checked` (when it was fetched, or now against the
    * SHA-256 Plan.info names), `failed` (see problems), `at_halt` (checked once the halt has the bytes: the
@@ -49,11 +50,17 @@ async function probeArtifact(artifact: PlanArtifact, config: VisorConfig): Promi
  * this artifact, or one Plan.info names for this platform that its server serves now; its signature, when
  * VISOR_TRUSTED_KEYS is set and the checksum is SHA-256 (what a signature signs); room for the download and for
  * the data backup. The same rules as the halt's (ensureUpgradeBinary, backupData), so what fails here fails there.
- * `prefetchError`: the pre-fetch of this plan failed so (a checksum mismatch, a bad signature).
+ * `prefetch`: the state of this plan's pre-fetch, when one runs: it downloads and verifies the artifact, so it
+ * stands for the probe and the signature check (the server sees one download, not two).
  */
 export async function checkReadiness(
   plan: UpgradePlan,
-  ctx: { config: VisorConfig; layout: VisorLayout; logger: Logger; prefetchError?: string },
+  ctx: {
+    config: VisorConfig;
+    layout: VisorLayout;
+    logger: Logger;
+    prefetch?: { state: "pending" | "downloading" | "ready" | "failed"; error?: string };
+  },
 ): Promise<ReadinessCheck> {
   const { config, layout, logger } = ctx;
   const keys = config.trustedKeys.length > 0;
@@ -92,13 +99,17 @@ export async function checkReadiness(
     return result("none", none);
   }
   if (installed && !sourceDiffers(dir, artifact)) return result("installed", recorded(dir, "unchecked"));
-  if (hasStaged && !sourceDiffers(staged, artifact) && !ctx.prefetchError)
+  const prefetch = ctx.prefetch;
+  if (hasStaged && !sourceDiffers(staged, artifact) && prefetch?.state !== "failed")
     return result("prefetched", recorded(staged, "at_halt"));
-  if (ctx.prefetchError) problems.push(`its pre-fetch failed: ${ctx.prefetchError}`);
+  if (prefetch?.state === "failed")
+    problems.push(`its pre-fetch failed: ${prefetch.error ?? "unknown error"}`);
   if (!config.allowDownloadBinaries) {
     problems.push(`binary not present, downloading disabled: expected ${bin}`);
     return result("none", none);
   }
+  if (prefetch?.state === "pending" || prefetch?.state === "downloading") return result("prefetching", none);
+  if (prefetch) return result("download", none);
   let size: number | null = null;
   try {
     size = await probeArtifact(artifact, config);

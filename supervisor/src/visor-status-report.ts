@@ -35,7 +35,7 @@ export interface StatusReport {
   next_upgrade: NextUpgrade | null;
   /** Upgrades queued by add-upgrade --upgrade-height / add-batch-upgrade, by height. */
   batch: { name: string; height: number }[];
-  /** The pre-fetch of the next upgrade's plan; null when there is none (a cancelled plan's is not shown). */
+  /** The pre-fetch of the plan the node schedules; null when there is none (a cancelled plan's is not shown). */
   prefetch: VisorStatus["prefetch"];
   /** The artifact visor fetched last, of `current` and the pre-fetch; null when neither was fetched by visor. */
   last_artifact: ArtifactReport | null;
@@ -77,11 +77,16 @@ export function statusReport(config: VisorConfig, layout: VisorLayout): StatusRe
     // visor run logs why the batch file is unusable; status shows the rest.
   }
   const next = file.next_upgrade && !runs(file.next_upgrade) ? file.next_upgrade : null;
-  const prefetch = next && file.prefetch?.plan === next.name ? file.prefetch : null;
+  // The pre-fetcher drops the state of a plan the node no longer schedules; one of another plan than the next
+  // (left by a visor stopped since) is not shown either.
+  const prefetch = file.prefetch && (!next || file.prefetch.plan === next.name) ? file.prefetch : null;
   const fetched = [
     artifactOf(current, relative(layout.root, current)),
-    next
-      ? artifactOf(layout.prefetchDirOf(next.name), relative(layout.root, layout.prefetchDirOf(next.name)))
+    prefetch
+      ? artifactOf(
+          layout.prefetchDirOf(prefetch.plan),
+          relative(layout.root, layout.prefetchDirOf(prefetch.plan)),
+        )
       : null,
   ].filter((a): a is ArtifactReport => a !== null);
   return {
