@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "@chaind/harness/free-listener-ports";
 import { ReleaseServer } from "@chaind/harness/release-server";
@@ -140,6 +140,43 @@ describe.concurrent("visor checks the next upgrade before its halt", { timeout: 
     ]);
     v.proc.kill("SIGTERM");
     expect(await v.exit()).toBe(0);
+  });
+
+  it("a data folder whose backup will not fit: ERR at once under visor run, and prepare-upgrade exits 1", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, node, v2, info } = await setup(onTestFinished);
+    copyFileSync(v2, join(files, "fake-v2"));
+    // A sparse file: 1 TiB to copy for the backup, no disk used now (the backup counts it as the halt would).
+    mkdirSync(join(h.home, "data"), { recursive: true });
+    const fd = openSync(join(h.home, "data", "huge.log"), "w");
+    ftruncateSync(fd, 1024 ** 4);
+    closeSync(fd);
+    expect((await h.visor(["add-upgrade", "v2", v2, "--upgrade-height", "500"])).exitCode).toBe(0);
+    const v = h.start(["start"]);
+    await v.waitFor(
+      /ERR.*upgrade v2 at height 500 will fail at the halt: the data backup at the halt will not fit: .* has [\d.]+ [KM]iB free, and 1048576\.0 MiB are needed.*UNSAFE_SKIP_BACKUP=true/,
+    );
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+
+    node.plan = { name: "v3", height: 600, info };
+    const prepared = await h.visor(["prepare-upgrade"], {
+      VISOR_RPC_ADDRESS: node.url,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    });
+    expect(prepared.exitCode).toBe(1);
+    expect(prepared.stdout).toContain("upgrade v3 at height 600: artifact verified and staged");
+    expect(prepared.stderr).toMatch(
+      /^Error: upgrade v3 at height 600 is not ready: the data backup at the halt will not fit: /m,
+    );
+    // With the backup off, the same plan is ready.
+    const skipped = await h.visor(["prepare-upgrade"], {
+      VISOR_RPC_ADDRESS: node.url,
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+      UNSAFE_SKIP_BACKUP: "true",
+    });
+    expect(skipped.exitCode, skipped.all).toBe(0);
   });
 });
 
