@@ -38,7 +38,7 @@ const PROBE_TIMEOUT_MS = 30_000;
 async function probeArtifact(artifact: PlanArtifact, config: VisorConfig): Promise<number | null> {
   const opened = await openUrl(artifact.url, config, {
     maxBytes: config.maxDownloadBytes,
-    limitName: "DAEMON_DOWNLOAD_MAX_BYTES",
+    limitName: "VISOR_MAX_DOWNLOAD_BYTES",
     signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
   });
   opened.body.destroy();
@@ -102,14 +102,16 @@ export async function checkReadiness(
   const prefetch = ctx.prefetch;
   if (hasStaged && !sourceDiffers(staged, artifact) && prefetch?.state !== "failed")
     return result("prefetched", recorded(staged, "at_halt"));
-  if (prefetch?.state === "failed")
-    problems.push(`its pre-fetch failed: ${prefetch.error ?? "unknown error"}`);
   if (!config.allowDownloadBinaries) {
     problems.push(`binary not present, downloading disabled: expected ${bin}`);
     return result("none", none);
   }
   if (prefetch?.state === "pending" || prefetch?.state === "downloading") return result("prefetching", none);
-  if (prefetch) return result("download", none);
+  // The halt downloads again, with the same outcome unless the release is fixed meanwhile.
+  if (prefetch?.state === "failed") {
+    problems.push(`its pre-fetch failed: ${prefetch.error ?? "no reason given"}`);
+    return result("download", none);
+  }
   let size: number | null = null;
   try {
     size = await probeArtifact(artifact, config);

@@ -142,6 +142,30 @@ describe.concurrent("visor checks the next upgrade before its halt", { timeout: 
     expect(await v.exit()).toBe(0);
   });
 
+  it("a pre-fetch whose bytes do not match the checksum: ERR at once that the halt will fail, not only a WRN", async ({
+    onTestFinished,
+  }) => {
+    const { h, files, node, info, status } = await setup(onTestFinished);
+    // The release host serves other bytes than the plan's checksum names.
+    writeFileSync(join(files, "fake-v2"), "#!/bin/sh\necho tampered\n");
+    node.plan = { name: "v2", height: 500, info };
+    const v = h.start(["start"], {
+      VISOR_RPC_ADDRESS: node.url,
+      VISOR_PREFETCH: "true",
+      DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+    });
+    await v.waitFor(
+      /ERR.*upgrade v2 at height 500 will fail at the halt: its pre-fetch failed: checksum mismatch/,
+    );
+    // No "ready" was claimed while the pre-fetch ran.
+    expect(v.output).not.toMatch(/next upgrade is ready/);
+    const shown = await status();
+    expect(shown.next_upgrade).toMatchObject({ name: "v2", ready: false, binary: "download" });
+    expect(shown.prefetch).toMatchObject({ plan: "v2", state: "failed" });
+    v.proc.kill("SIGTERM");
+    expect(await v.exit()).toBe(0);
+  });
+
   it("a data folder whose backup will not fit: ERR at once under visor run, and prepare-upgrade exits 1", async ({
     onTestFinished,
   }) => {
