@@ -1,6 +1,7 @@
 import type { Logger } from "@chaind/core/logger";
 import { readBatch } from "./batch-feed.js";
 import type { NodeApi } from "./node-api.js";
+import type { Prefetcher, PrefetchOutcome } from "./prefetcher.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { checkReadiness, type ReadinessCheck } from "./upgrade-readiness.js";
 import { samePlanName } from "./upgrader.js";
@@ -57,6 +58,8 @@ export class ReadinessMonitor {
       status: StatusFile;
       metrics: VisorMetrics | null;
       logger: Logger;
+      /** The pre-fetcher of the daemon that runs now, if any. */
+      prefetcher: () => Prefetcher | null;
       /** Heights given to --unsafe-skip-upgrades: no upgrade happens there. */
       skipped: (height: number) => boolean;
     },
@@ -126,7 +129,7 @@ export class ReadinessMonitor {
     }
     const height = await api.height().catch(() => null);
     this.observe(height);
-    const prefetch = status.current.prefetch?.plan === plan.name ? status.current.prefetch : null;
+    const prefetch = this.prefetchOf(plan);
     const key = JSON.stringify([plan.source, plan.name, plan.height, plan.info, prefetch?.state ?? null]);
     const near = height !== null && plan.height - height <= FINAL_CHECK_BLOCKS;
     if (key !== this.key) {
@@ -137,7 +140,7 @@ export class ReadinessMonitor {
     if (key === this.key && !final && Date.now() - this.checkedAt < RECHECK_MS) return;
     this.key = key;
     if (near) this.finalChecked = true;
-    const found = await checkReadiness(plan, { ...this.ctx, prefetch: this.prefetchOf(plan) });
+    const found = await checkReadiness(plan, { ...this.ctx, prefetch });
     this.checkedAt = Date.now();
     const next: NextUpgrade = {
       name: plan.name,
@@ -156,14 +159,13 @@ export class ReadinessMonitor {
 
   /**
    * The pre-fetch of `plan`, when the pre-fetcher handles it (a node's plan naming an artifact, with downloads
-   * and VISOR_PREFETCH on): `pending` until it has started.
+   * and VISOR_PREFETCH on): `pending` until it has started on this very plan (name and info).
    */
-  private prefetchOf(plan: KnownPlan) {
-    const { config, status } = this.ctx;
+  private prefetchOf(plan: KnownPlan): PrefetchOutcome | undefined {
+    const { config, prefetcher } = this.ctx;
     if (plan.source !== "node" || !plan.info || !config.prefetch || !config.allowDownloadBinaries)
       return undefined;
-    const shown = status.current.prefetch;
-    return shown?.plan === plan.name ? shown : { state: "pending" as const };
+    return prefetcher()?.outcomeOf(plan) ?? { state: "pending" };
   }
 
   private report(next: NextUpgrade, final: boolean): void {

@@ -6,6 +6,7 @@ import { installedByVisor, readSource, sourceDiffers } from "./artifact-source.j
 import { lackOfBackupSpace } from "./data-backup.js";
 import { existingAncestor, lackOfSpace } from "./disk-space.js";
 import type { PlanArtifact } from "./plan-info.js";
+import type { PrefetchOutcome } from "./prefetcher.js";
 import { resolveArtifact, STAGED_ARTIFACT } from "./upgrade-binary.js";
 import type { UpgradePlan } from "./upgrade-info.js";
 import { openUrl } from "./url-fetch.js";
@@ -59,7 +60,7 @@ export async function checkReadiness(
     config: VisorConfig;
     layout: VisorLayout;
     logger: Logger;
-    prefetch?: { state: "pending" | "downloading" | "ready" | "failed"; error?: string };
+    prefetch?: PrefetchOutcome;
   },
 ): Promise<ReadinessCheck> {
   const { config, layout, logger } = ctx;
@@ -106,12 +107,12 @@ export async function checkReadiness(
     problems.push(`binary not present, downloading disabled: expected ${bin}`);
     return result("none", none);
   }
-  if (prefetch?.state === "pending" || prefetch?.state === "downloading") return result("prefetching", none);
   // The halt downloads again, with the same outcome unless the release is fixed meanwhile.
   if (prefetch?.state === "failed") {
-    problems.push(`its pre-fetch failed: ${prefetch.error ?? "no reason given"}`);
+    problems.push(`its pre-fetch failed: ${prefetch.error}`);
     return result("download", none);
   }
+  if (prefetch) return result("prefetching", none);
   let size: number | null = null;
   try {
     size = await probeArtifact(artifact, config);

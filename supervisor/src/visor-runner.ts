@@ -52,6 +52,8 @@ export class VisorRunner {
   private readonly notifier: UpgradeNotifier;
   private readonly backoff: RestartBackoff;
   private readonly readiness: ReadinessMonitor;
+  /** The pre-fetcher of the daemon that runs now. */
+  private prefetcher: Prefetcher | null = null;
   /** Ends a wait before a restart early, when a stop is asked for. */
   private wake: (() => void) | null = null;
 
@@ -72,6 +74,7 @@ export class VisorRunner {
       layout,
       api: this.api,
       status: this.status,
+      prefetcher: () => this.prefetcher,
       skipped: (height) => this.skipHeights.has(height),
     });
     this.notifier = new UpgradeNotifier(
@@ -361,6 +364,7 @@ export class VisorRunner {
             status: this.status,
           })
         : null;
+      this.prefetcher = prefetcher;
       const check = () => {
         if (settled || upgradeDue || child.exitCode !== null) return;
         if (!this.pendingUpgrade()) return;
@@ -399,6 +403,7 @@ export class VisorRunner {
         for (const t of timers) clearInterval(t);
         void watcher?.close();
         this.child = null;
+        this.prefetcher = null;
         this.status.update({ child_pid: null });
         const status = code ?? (signal ? (SIGNAL_CODES[signal] ?? 1) : 1);
         this.deps.logger.info("daemon exited", { code: code ?? "none", signal: signal ?? "none" });
