@@ -1,4 +1,13 @@
-import { closeSync, copyFileSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { freePort } from "@chaind/harness/free-listener-ports";
 import { ReleaseServer } from "@chaind/harness/release-server";
@@ -85,7 +94,7 @@ describe.concurrent("visor checks the next upgrade before its halt", { timeout: 
     expect(await v.exit()).toBe(0);
   });
 
-  it("VISOR_TRUSTED_KEYS and no signature published: ERR at once, without downloading the artifact", async ({
+  it("VISOR_TRUSTED_KEYS and no signature published: ERR at once, long before the halt", async ({
     onTestFinished,
   }) => {
     const { h, files, releases, node, v2, info, status } = await setup(onTestFinished);
@@ -101,8 +110,10 @@ describe.concurrent("visor checks the next upgrade before its halt", { timeout: 
       /ERR.*upgrade v2 at height 500 will fail at the halt: cannot fetch signature http:\/\/127\.0\.0\.1:\d+\/fake-v2\.sig/,
     );
     expect((await status()).next_upgrade).toMatchObject({ ready: false, signature: "failed" });
-    // Only probed: the bytes are the halt's to download.
     expect(releases.requests.get("fake-v2.sig")).toBeGreaterThanOrEqual(1);
+    // Nothing was installed or staged: the check only looks.
+    expect(existsSync(join(h.home, "cosmovisor", "upgrades", "v2"))).toBe(false);
+    expect(existsSync(join(h.home, "cosmovisor", "prefetch", "v2"))).toBe(false);
     v.proc.kill("SIGTERM");
     expect(await v.exit()).toBe(0);
   });
