@@ -35,6 +35,8 @@ export interface ArtifactSource {
    * takes that folder when it still holds exactly this, instead of unpacking the artifact again.
    */
   unpacked?: UnpackedTree;
+  /** Whether its signature was checked against VISOR_TRUSTED_KEYS (absent in records of older visors: no). */
+  signature_checked?: boolean;
   fetched_at: string;
 }
 

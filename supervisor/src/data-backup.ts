@@ -14,7 +14,7 @@ import { join, relative } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
-import { lackOfSpace } from "./disk-space.js";
+import { existingAncestor, lackOfSpace } from "./disk-space.js";
 import { VisorError } from "./visor-error.js";
 import { HEIGHT_PROBE_DIR } from "./visor-layout.js";
 
@@ -97,6 +97,20 @@ function cloneEntries(
   for (const e of entries.toReversed()) if (e.folder) chmodSync(join(to, e.rel), e.mode);
   chmodSync(to, statSync(from).mode & 0o7777);
   return { linked, copied };
+}
+
+/**
+ * Whether the backup the next upgrade makes of `dataDir` would fit in `backupRoot` now (as backupData checks
+ * it at the halt); null when it would, or when there is no data folder yet, else why not.
+ */
+export function lackOfBackupSpace(dataDir: string, backupRoot: string): string | null {
+  if (!existsSync(dataDir)) return null;
+  const root = existingAncestor(backupRoot);
+  const needed = bytesToCopy(walk(dataDir), statSync(dataDir).dev === statSync(root).dev);
+  const lack = lackOfSpace(root, needed);
+  return (
+    lack && `the data backup at the halt will not fit: ${lack}; free some, or set UNSAFE_SKIP_BACKUP=true`
+  );
 }
 
 /**

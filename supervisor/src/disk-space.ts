@@ -1,4 +1,5 @@
-import { statfsSync } from "node:fs";
+import { existsSync, statfsSync } from "node:fs";
+import { dirname } from "node:path";
 
 const MiB = 1024 * 1024;
 
@@ -33,4 +34,11 @@ export function lackOfSpaceWhileWriting(
   needed: number,
 ): string | null {
   return Math.floor(after / MiB) === Math.floor(before / MiB) ? null : lackOfSpace(dir, needed);
+}
+
+/** The nearest folder of `path` (itself or a parent) that exists: the file system a folder not made yet will be on. */
+export function existingAncestor(path: string): string {
+  let dir = path;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
 }

@@ -3,10 +3,19 @@ import { join } from "node:path";
 import type { Logger } from "@chaind/core/logger";
 import type { NodeApi } from "./node-api.js";
 import { stageUpgradeArtifact } from "./upgrade-binary.js";
+import type { UpgradePlan } from "./upgrade-info.js";
 import type { VisorConfig } from "./visor-config.js";
 import type { VisorLayout } from "./visor-layout.js";
 import type { VisorMetrics } from "./visor-metrics.js";
 import type { StatusFile } from "./visor-status.js";
+
+/** A pre-fetch of one plan: not started yet (`pending`), under way, staged, or failed and why. */
+export type PrefetchOutcome =
+  | { state: "pending" | "downloading" | "ready" }
+  | { state: "failed"; error: string };
+
+/** Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c". */
+const keyOf = (plan: Pick<UpgradePlan, "name" | "info">) => JSON.stringify([plan.name, plan.info]);
 
 /**
  * While the daemon runs, fetches and verifies the artifact of the plan the node's API says is scheduled, into
@@ -20,6 +29,8 @@ export class Prefetcher {
   /** The plan (name and info) last staged or failed, so each is fetched once. */
   private handled = "";
   private skipped = "";
+  /** What became of the plan last handled (`handled`): under way, staged, or failed and why. */
+  private outcome: PrefetchOutcome = { state: "pending" };
 
   constructor(
     private readonly ctx: {
@@ -40,20 +51,28 @@ export class Prefetcher {
       const plan = await api.currentPlan().catch(() => undefined);
       if (plan === undefined) return;
       this.removeStale(plan?.name);
+      // A cancelled or replaced plan's pre-fetch state says nothing of the next upgrade.
+      const shown = status.current.prefetch;
+      if (shown && shown.plan !== plan?.name) {
+        status.update({ prefetch: null });
+        this.handled = "";
+      }
       if (!plan?.info || !config.allowDownloadBinaries) return;
-      // Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c".
-      const key = JSON.stringify([plan.name, plan.info]);
+      const key = keyOf(plan);
       if (this.handled === key) return;
       this.handled = key;
+      this.outcome = { state: "downloading" };
       status.update({ prefetch: { plan: plan.name, state: "downloading" } });
       try {
         const done = await stageUpgradeArtifact(plan, layout, config, { logger });
+        this.outcome = { state: "ready" };
         status.update({ prefetch: { plan: plan.name, state: "ready" } });
         if (done.state === "downloaded") {
           this.ctx.metrics?.prefetched.inc();
           logger.info("pre-fetched and verified", { plan: plan.name, height: plan.height, via: api.via });
         }
       } catch (e) {
+        this.outcome = { state: "failed", error: (e as Error).message };
         status.update({ prefetch: { plan: plan.name, state: "failed", error: (e as Error).message } });
         logger.warn("pre-fetch failed; the upgrade will download at the halt", {
           plan: plan.name,
@@ -68,6 +87,11 @@ export class Prefetcher {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** What became of the pre-fetch of `plan` (this name and this info); `pending` until it starts. */
+  outcomeOf(plan: Pick<UpgradePlan, "name" | "info">): PrefetchOutcome {
+    return this.handled === keyOf(plan) ? this.outcome : { state: "pending" };
   }
 
   /** Pre-fetched folders of plans no longer scheduled (set-aside folders are kept for the operator). */

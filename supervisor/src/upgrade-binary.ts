@@ -32,7 +32,7 @@ import { VisorError } from "./visor-error.js";
 import type { VisorLayout } from "./visor-layout.js";
 
 /** The downloaded file in a pre-fetch folder (prefetch/<plan>), beside its `.visor-source.json`. */
-const STAGED_ARTIFACT = "artifact";
+export const STAGED_ARTIFACT = "artifact";
 /** The folder of a pre-fetch folder the artifact is unpacked into, as upgrades/<plan> will hold it. */
 const STAGED_UNPACKED = "unpacked";
 
@@ -42,7 +42,8 @@ export interface FetchProgress {
 
 type Deps = { logger: Logger } & FetchProgress;
 
-function resolveArtifact(plan: UpgradePlan, config: VisorConfig, deps: Deps): Promise<PlanArtifact> {
+/** The artifact Plan.info names for this machine, under the operator's checksum settings. */
+export function resolveArtifact(plan: UpgradePlan, config: VisorConfig, deps: Deps): Promise<PlanArtifact> {
   return artifactForPlan(
     plan.info,
     {
@@ -65,7 +66,7 @@ async function verifiedSource(
   config: VisorConfig,
 ): Promise<ArtifactSource> {
   await verifyArtifactSignature({ artifact, plan: plan.name, sha256: got.sha256 }, config);
-  return sourceOf(plan, artifact, got.sha256);
+  return { ...sourceOf(plan, artifact, got.sha256), signature_checked: config.trustedKeys.length > 0 };
 }
 
 async function download(

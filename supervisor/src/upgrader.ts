@@ -117,6 +117,7 @@ export async function applyUpgrade(
     const ms = Math.round(performance.now() - started);
     status.update({
       pending_plan: null,
+      next_upgrade: null,
       current_upgrade: plan.name,
       last_upgrade: { plan: plan.name, height: plan.height, result: "ok", at: new Date().toISOString(), ms },
     });

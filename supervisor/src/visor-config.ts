@@ -194,7 +194,7 @@ export const VISOR_SETTINGS = defineTable({
       name: "VISOR_METRICS_ADDRESS",
       type: envText,
       default: "",
-      doc: "`host:port` for Prometheus `/metrics` (upgrades, last upgrade time, daemon starts, download bytes, pre-fetches)",
+      doc: "`host:port` for Prometheus `/metrics` (upgrades, last upgrade time, daemon starts, download bytes, pre-fetches, the next upgrade: height, ready, estimated time)",
     }),
     trustedKeys: setting({
       name: "VISOR_TRUSTED_KEYS",

@@ -35,6 +35,24 @@ export class VisorMetrics {
     help: "Binaries fetched ahead of their upgrade height",
     registers: [this.registry],
   });
+  readonly nextUpgradeHeight = new Gauge({
+    name: "visor_next_upgrade_height",
+    help: "Height of the next upgrade visor knows of (from the node's plan or the batch file)",
+    labelNames: ["plan", "source"],
+    registers: [this.registry],
+  });
+  readonly nextUpgradeReady = new Gauge({
+    name: "visor_next_upgrade_ready",
+    help: "1 when the last check found everything the next upgrade's halt needs, 0 when it will fail",
+    labelNames: ["plan", "source"],
+    registers: [this.registry],
+  });
+  readonly nextUpgradeEstimatedTime = new Gauge({
+    name: "visor_next_upgrade_estimated_time_seconds",
+    help: "When the node should reach the next upgrade's height (Unix time), at the pace of its blocks",
+    labelNames: ["plan", "source"],
+    registers: [this.registry],
+  });
 
   /** Serves /metrics on `address` (host:port, tcp://host:port or [v6]:port). */
   async listen(address: string, deps: { logger: Logger }): Promise<HttpListener> {

@@ -12,6 +12,7 @@ import { skipHeightsOf } from "./skip-heights.js";
 import { cleanStaging } from "./upgrade-binary.js";
 import { readUpgradeInfo, type UpgradePlan } from "./upgrade-info.js";
 import { UpgradeNotifier } from "./upgrade-notifier.js";
+import { ReadinessMonitor } from "./upgrade-readiness-monitor.js";
 import { rollbackUnderWay, rollbackUpgrade, rolledBackReason } from "./upgrade-rollback.js";
 import { FirstBlockProbe, type UpgradeTrial } from "./upgrade-trial.js";
 import { applyUpgrade, finishPreUpgrade, samePlanName } from "./upgrader.js";
@@ -50,6 +51,9 @@ export class VisorRunner {
   private readonly skipHeights: Set<number>;
   private readonly notifier: UpgradeNotifier;
   private readonly backoff: RestartBackoff;
+  private readonly readiness: ReadinessMonitor;
+  /** The pre-fetcher of the daemon that runs now. */
+  private prefetcher: Prefetcher | null = null;
   /** Ends a wait before a restart early, when a stop is asked for. */
   private wake: (() => void) | null = null;
 
@@ -64,6 +68,15 @@ export class VisorRunner {
     this.batch = new BatchFeed({ layout, api: this.api, logger: deps.logger });
     this.skipHeights = skipHeightsOf(args);
     this.backoff = new RestartBackoff(config.restartBackoffMaxMs);
+    this.readiness = new ReadinessMonitor({
+      ...deps,
+      config,
+      layout,
+      api: this.api,
+      status: this.status,
+      prefetcher: () => this.prefetcher,
+      skipped: (height) => this.skipHeights.has(height),
+    });
     this.notifier = new UpgradeNotifier(
       { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs },
       deps,
@@ -351,6 +364,7 @@ export class VisorRunner {
             status: this.status,
           })
         : null;
+      this.prefetcher = prefetcher;
       const check = () => {
         if (settled || upgradeDue || child.exitCode !== null) return;
         if (!this.pendingUpgrade()) return;
@@ -379,14 +393,17 @@ export class VisorRunner {
               );
         }, this.config.pollIntervalMs),
       );
-      if (prefetcher)
-        timers.push(setInterval(() => void prefetcher.tick(), Math.max(this.config.pollIntervalMs, 1000)));
+      const lookAhead = Math.max(this.config.pollIntervalMs, 1000);
+      if (prefetcher) timers.push(setInterval(() => void prefetcher.tick(), lookAhead));
+      void this.readiness.tick();
+      timers.push(setInterval(() => void this.readiness.tick(), lookAhead));
       child.once("error", (e) => this.deps.logger.error("cannot start daemon", { err: e.message }));
       child.once("exit", (code, signal) => {
         settled = true;
         for (const t of timers) clearInterval(t);
         void watcher?.close();
         this.child = null;
+        this.prefetcher = null;
         this.status.update({ child_pid: null });
         const status = code ?? (signal ? (SIGNAL_CODES[signal] ?? 1) : 1);
         this.deps.logger.info("daemon exited", { code: code ?? "none", signal: signal ?? "none" });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { UpgradePlan } from "./upgrade-info.js";
+import type { NextUpgrade } from "./upgrade-readiness-monitor.js";
 import type { UpgradeTrial } from "./upgrade-trial.js";
 import { redactUrls } from "./url-redaction.js";
 
@@ -9,6 +10,9 @@ export interface VisorStatus {
   current_upgrade: string | null;
   child_pid: number | null;
   pending_plan: UpgradePlan | null;
+  /** The next upgrade the node or the batch file names, and whether its halt will find what it needs. */
+  next_upgrade: NextUpgrade | null;
+  /** The pre-fetch of the plan the node schedules now (null once that plan is cancelled). */
   prefetch: { plan: string; state: "downloading" | "ready" | "failed"; error?: string } | null;
   last_upgrade: {
     plan: string;
@@ -41,6 +45,7 @@ export class StatusFile {
     current_upgrade: null,
     child_pid: null,
     pending_plan: null,
+    next_upgrade: null,
     prefetch: null,
     last_upgrade: null,
     trial: null,

@@ -138,13 +138,13 @@ describe("visor and the node's API: batch upgrades, prepare-upgrade, pre-fetch, 
       FAKE_BLOCK_MS: "200",
     });
     await v.waitFor(/pre-fetched and verified/, 15_000);
-    const status = JSON.parse((await h.visor(["status"])).stdout);
+    const status = JSON.parse((await h.visor(["status", "-o", "json"])).stdout);
     expect(status.prefetch).toMatchObject({ plan: "v2", state: "ready" });
     await v.waitFor(/v2 running/, 15_000);
     expect(releases.requests.get("fake-v2")).toBe(1);
     v.proc.kill("SIGTERM");
     await v.exit();
-    const after = JSON.parse((await h.visor(["status"])).stdout);
+    const after = JSON.parse((await h.visor(["status", "-o", "json"])).stdout);
     expect(after.last_upgrade).toMatchObject({ plan: "v2", result: "ok" });
     expect(after.current).toMatch(/upgrades\/v2$/);
   });

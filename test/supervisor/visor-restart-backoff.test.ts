@@ -38,7 +38,12 @@ describe("visor backs off restarting a new binary that dies right at start", () 
     });
     expect(halt.stdout).toContain('UPGRADE "v2" NEEDED at height: 5');
     const v2 = join(h.root, "v2-broken");
-    writeFileSync(v2, "#!/bin/sh\necho 'v2: cannot open its database' >&2\nexit 1\n", { mode: 0o755 });
+    // It tells its version (add-upgrade runs it), but cannot start.
+    writeFileSync(
+      v2,
+      '#!/bin/sh\n[ "$1" = version ] && echo v2 && exit 0\necho "v2: cannot open its database" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
     const add = await h.visor(["add-upgrade", "v2", v2]);
     expect(add.exitCode, add.all).toBe(0);
   });

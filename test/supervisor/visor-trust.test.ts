@@ -546,7 +546,7 @@ describe.concurrent("visor trusts only upgrade-info.json and the home's own node
     await v.waitFor(/pre-fetched and verified .*plan=v2/);
     // Well past the plan's height: the node did not halt (it has no such plan), so nothing changes.
     await v.waitFor(/v1 height 20/);
-    const status = JSON.parse((await h.visor(["status"])).stdout);
+    const status = JSON.parse((await h.visor(["status", "-o", "json"])).stdout);
     expect(status.prefetch).toMatchObject({ plan: "v2", state: "ready" });
     expect(status.current).toMatch(/genesis$/);
     expect(readlinkSync(cosmovisor("current"))).toBe("genesis");

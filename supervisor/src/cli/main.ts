@@ -126,9 +126,9 @@ async function main(args: string[]): Promise<number> {
     )
     .command(
       "status",
-      "Print what visor runs, what is pending and the last upgrade",
-      () => {},
-      () => statusCommand(cfg()),
+      "Print what visor runs, the next upgrade and whether it is ready, the batch queue and the last upgrade",
+      (y) => y.option("output", { alias: "o", choices: ["text", "json"], default: "text" }),
+      (a) => statusCommand(cfg(), a.output === "json" ? "json" : "text"),
     )
     .command(
       "rollback",

@@ -16,13 +16,14 @@ import { packageVersion } from "@chaind/core/package-version";
 import { execa } from "execa";
 import { forgetSource } from "../artifact-source.js";
 import { editBatch } from "../batch-feed.js";
+import { checkBinaryRuns } from "../binary-runs-check.js";
 import { describeConfig, renderConfigToml } from "../cosmovisor-config-file.js";
 import { downloadProgress } from "../download-progress.js";
 import { NodeApi } from "../node-api.js";
 import { daemonMayRun } from "../orphaned-daemon.js";
 import { stageUpgradeArtifact } from "../upgrade-binary.js";
-import { readUpgradeInfo } from "../upgrade-info.js";
 import { UpgradeNotifier } from "../upgrade-notifier.js";
+import { checkReadiness } from "../upgrade-readiness.js";
 import { rollbackUpgrade } from "../upgrade-rollback.js";
 import { redactUrls } from "../url-redaction.js";
 import type { VisorConfig } from "../visor-config.js";
@@ -31,35 +32,60 @@ import { VisorHomeLock } from "../visor-home-lock.js";
 import { VisorLayout } from "../visor-layout.js";
 import { visorLogger } from "../visor-logger.js";
 import { StatusFile } from "../visor-status.js";
+import { statusJson, statusReport, statusText } from "../visor-status-report.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+
+/** The binary the operator named: a file that exists, else a one-line error. */
+function givenBinary(src: string): string {
+  const path = resolve(src);
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) throw new VisorError("BINARY_MISSING", `no such file: ${path}`);
+  if (!st.isFile()) throw new VisorError("BINARY_MISSING", `${path} is not a file`);
+  return path;
+}
 
 /**
  * Copies a binary into a folder's bin/, with what a chaind release keeps beside it when there: the Swagger UI
  * files, and the V8 code cache the release shipped (`<binary>.code-cache`, which its launcher takes only for the
- * program it was made from; one left from a binary installed there before is removed).
+ * program it was made from; one left from a binary installed there before is removed). The copy must run
+ * (`version`) where it lands, or nothing is installed: a launcher that only works beside its own files would
+ * otherwise be found out at the halt.
  */
-function installBinary(src: string, dir: string, name: string): string {
-  const path = resolve(src);
-  if (!existsSync(path)) throw new VisorError("BINARY_MISSING", `no such file: ${path}`);
+async function installBinary(src: string, dir: string, name: string): Promise<string> {
+  const path = givenBinary(src);
+  const made = !existsSync(dir);
   mkdirSync(join(dir, "bin"), { recursive: true });
   const dest = join(dir, "bin", name);
-  // Copied beside it, then renamed over it: the binary is the old one or the new one, never half of one.
-  const tmp = `${dest}.new-${process.pid}`;
+  // Copied beside it, then renamed over it: the binary is the old one or the new one, never half of one. Under
+  // its own name and as deep in the folder as it will be, so it runs as it will (Node reads the extension).
+  const staging = join(dir, `.new-${process.pid}`);
+  const tmp = join(staging, "bin", name);
   try {
+    mkdirSync(dirname(tmp), { recursive: true });
     copyFileSync(path, tmp);
     chmodSync(tmp, 0o755);
+    await checkBinaryRuns(tmp, src);
     renameSync(tmp, dest);
+  } catch (e) {
+    // A folder made for nothing would read as an upgrade folder without its binary.
+    if (made) rmSync(dir, { recursive: true, force: true });
+    throw e;
   } finally {
-    rmSync(tmp, { force: true });
+    rmSync(staging, { recursive: true, force: true });
   }
   const assets = join(dirname(path), "swagger-ui");
   if (existsSync(assets)) cpSync(assets, join(dir, "bin", "swagger-ui"), { recursive: true });
   rmSync(`${dest}.code-cache`, { force: true });
   if (trustedCodeCache(`${path}.code-cache`, path)) {
-    copyFileSync(`${path}.code-cache`, tmp);
-    chmodSync(tmp, 0o644);
-    renameSync(tmp, `${dest}.code-cache`);
+    const cacheTmp = `${dest}.code-cache.new-${process.pid}`;
+    try {
+      copyFileSync(`${path}.code-cache`, cacheTmp);
+      chmodSync(cacheTmp, 0o644);
+      renameSync(cacheTmp, `${dest}.code-cache`);
+    } finally {
+      rmSync(cacheTmp, { force: true });
+    }
   }
   return dest;
 }
@@ -81,11 +107,12 @@ function trustedCodeCache(cache: string, binary: string): boolean {
  * visor never asks). `config` holds the settings as configured: addresses visor reads from the node's own
  * files stay unset in the file, so they keep following those files.
  */
-export function initCommand(config: VisorConfig, path: string): void {
+export async function initCommand(config: VisorConfig, path: string): Promise<void> {
   const layout = new VisorLayout(config);
   const bin = layout.binaryIn(layout.genesisDir);
+  givenBinary(path);
   if (existsSync(bin)) out(`genesis binary already installed at ${bin}; leaving it`);
-  else out(`installed genesis binary at ${installBinary(path, layout.genesisDir, config.name)}`);
+  else out(`installed genesis binary at ${await installBinary(path, layout.genesisDir, config.name)}`);
   // A link that points nowhere is not missing: currentDir says so instead of re-pointing it at genesis.
   if (!layout.isLink(layout.currentLink)) layout.switchTo(layout.genesisDir);
   out(`current -> ${layout.currentDir()}`);
@@ -152,7 +179,7 @@ export async function addUpgradeCommand(
       "LAYOUT",
       `upgrade binary already exists at ${layout.binaryIn(dir)}; use --force to replace it`,
     );
-  out(`installed ${name} binary at ${installBinary(path, dir, config.name)}`);
+  out(`installed ${name} binary at ${await installBinary(path, dir, config.name)}`);
   // After the binary is in place: cut short in between, the record names other bytes than these, and a binary
   // its record does not name is the operator's (installedByVisor). Removed first, a visor-fetched binary left
   // in place would lose the record the halt checks it against.
@@ -219,6 +246,14 @@ export async function prepareUpgradeCommand(config: VisorConfig): Promise<void> 
       ? `${at}: binary ready at ${got.path}`
       : `${at}: artifact verified and staged at ${got.path}; installed at the halt if upgrade-info.json names it`,
   );
+  // The rest of what the halt needs (the data backup's room, above all): found out now, not at the halt.
+  const { problems } = await checkReadiness(plan, { config, layout, logger });
+  for (const p of problems) logger.error(`${at} will fail at the halt: ${p}`);
+  if (problems.length)
+    throw new VisorError(
+      "BINARY_MISSING",
+      `${at} is not ready: ${problems.length === 1 ? problems[0] : `${problems.length} problems (above)`}`,
+    );
 }
 
 /** data/upgrade-info.json byte for byte, as the node wrote it (cosmovisor does the same); an error when absent. */
@@ -234,24 +269,10 @@ export function showUpgradeInfoCommand(config: VisorConfig): void {
   process.stdout.write(bytes);
 }
 
-/** What visor runs and what is pending; plans as the node wrote them, but with their URLs redacted. */
-export function statusCommand(config: VisorConfig): void {
-  const layout = new VisorLayout(config);
-  const status = existsSync(layout.statusFile) ? JSON.parse(readFileSync(layout.statusFile, "utf8")) : {};
-  out(
-    redactUrls(
-      JSON.stringify(
-        {
-          ...status,
-          current: layout.currentDir(),
-          current_plan: layout.currentPlan(),
-          pending: readUpgradeInfo(layout.upgradeInfoFile),
-        },
-        null,
-        2,
-      ),
-    ),
-  );
+/** What visor runs, what comes next and whether it is ready; plans as the node wrote them, URLs redacted. */
+export function statusCommand(config: VisorConfig, form: "text" | "json"): void {
+  const report = statusReport(config, new VisorLayout(config));
+  out(form === "json" ? statusJson(report) : statusText(report));
 }
 
 /**
