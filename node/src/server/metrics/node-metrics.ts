@@ -2,7 +2,6 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { NodeCore } from "../../chain/node-app.js";
 import type { BlockStore } from "../../consensus/block-store.js";
 import type { Mempool } from "../../consensus/mempool.js";
-import type { StateStore } from "../../store/state-store.js";
 
 /** A node as its metrics read it: the embedded engine's has blocks and a mempool of its own. */
 export type MetricsNode = NodeCore & { blocks?: BlockStore; mempool?: Mempool; votingPower?(): bigint };
