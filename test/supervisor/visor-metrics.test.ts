@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { freePort } from "@chaind/harness/free-listener-ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { declaredMetrics, grafanaDashboardMetrics } from "../grafana-dashboard.js";
 import { fakeBinary, visorHome } from "./visor-home.js";
 
 describe("visor metrics (VISOR_METRICS_ADDRESS)", () => {
@@ -22,6 +23,11 @@ describe("visor metrics (VISOR_METRICS_ADDRESS)", () => {
     const text = await scrape.text();
     expect(text).toMatch(/^visor_child_starts_total 1$/m);
     expect(text).toContain("# TYPE visor_upgrades_total counter");
+    // Every visor metric the Grafana dashboard in docs/grafana queries is one visor serves.
+    const dashboard = grafanaDashboardMetrics().filter((n) => n.startsWith("visor_"));
+    const declared = declaredMetrics(text);
+    expect(dashboard.filter((n) => !declared.has(n))).toEqual([]);
+    expect(dashboard.length).toBeGreaterThan(5);
     expect((await fetch(`${url}/other`)).status).toBe(404);
     expect((await fetch(`${url}/metrics`, { method: "POST", body: "x" })).status).toBe(404);
     v.proc.kill("SIGTERM");

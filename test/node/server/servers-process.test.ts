@@ -5,6 +5,7 @@ import {
 } from "@chaind/proto/sdk/bank/v1beta1/query_pb";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { declaredMetrics, grafanaDashboardMetrics } from "../../grafana-dashboard.js";
 import { NodeProcess } from "../helpers/chaind-process.js";
 import { makeTestHome, testAccount } from "../helpers/test-home.js";
 
@@ -112,5 +113,12 @@ describe("chaind start with gRPC, REST and telemetry listeners", () => {
     const later = await (await fetch(`${addr.telemetry}/metrics`)).text();
     expect(sample(later, "cometbft_consensus_block_interval_seconds_count", chain)).toBeGreaterThanOrEqual(1);
     expect(sample(later, "cometbft_consensus_block_interval_seconds_sum", chain)).toBeGreaterThan(0);
+  });
+
+  it("the Grafana dashboard in docs/grafana reads only metrics chaind exports (visor's: test/supervisor)", async () => {
+    const names = grafanaDashboardMetrics().filter((n) => !n.startsWith("visor_"));
+    const declared = declaredMetrics(await (await fetch(`${addr.telemetry}/metrics`)).text());
+    expect(names.filter((n) => !declared.has(n))).toEqual([]);
+    expect(names.length).toBeGreaterThanOrEqual(10);
   });
 });
