@@ -1,0 +1,183 @@
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
+import { parse, stringify } from "smol-toml";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CommandBlock, commandBlocksOf } from "./doc-command-blocks.js";
+import { alive, DocShellSession } from "./doc-shell-session.js";
+
+/*
+ * Every command block of README.md and docs/*.md runs as written (doc-command-blocks.ts says how a block is
+ * marked not to run, and why). Each document gets a fresh folder that links the repository's top-level entries,
+ * so commands written for the repository's root (`npx chaind`, `node examples/...`) run unchanged while what they
+ * make (`./mychain`, `signed.json`) lands in the folder; HOME is a folder of its own (`~/.chaind`), and
+ * node_modules/.bin is on the PATH (`chaind`, `visor` as if installed).
+ *
+ * Only what cannot be written in a doc is substituted, never a command's words:
+ * - a home a command makes (a folder with config/config.toml) gets its listeners on free loopback ports before
+ *   the next command, and its client.toml names that RPC; a `127.0.0.1:26657` (1317, 9090) in a later command is
+ *   the newest home's port;
+ * - a long-running command (`chaind start`, `visor run`, or one ending in `&`) starts in the background, and the
+ *   next command runs once its home's RPC reports height 2; such processes stop (SIGTERM) before a
+ *   `<!-- run: node stopped -->` block and at the end of the document.
+ */
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const DOCS = ["README.md", ...readdirSync(join(ROOT, "docs")).map((f) => `docs/${f}`)].filter((f) =>
+  f.endsWith(".md"),
+);
+const LONG_RUNNING = /\bchaind(\.js)?\s+start\b|\b(cosmo)?visor\s+run\b|&\s*(#.*)?$/;
+interface Ports {
+  rpc: number;
+  api: number;
+  grpc: number;
+}
+const DEFAULT_PORTS: Ports = { rpc: 26657, api: 1317, grpc: 9090 };
+
+const scratch = mkdtempSync(join(tmpdir(), "doc-commands-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("command blocks of the docs", () => {
+  for (const doc of DOCS) {
+    const blocks = commandBlocksOf(join(ROOT, doc));
+    if (blocks.length === 0) continue;
+    const runnable = blocks.filter((b) => b.run.kind !== "not-run");
+    it(`${doc}: every command block runs as written, or says why not (${runnable.length} of ${blocks.length} run)`, async () => {
+      for (const b of blocks) if (b.run.kind === "not-run") expect(b.run.reason.length).toBeGreaterThan(3);
+      if (runnable.length > 0) await runDocument(doc, blocks);
+    }, 300_000);
+  }
+});
+
+async function runDocument(doc: string, blocks: CommandBlock[]) {
+  const dir = join(scratch, doc.replace(/[/.]/g, "-"));
+  const home = join(dir, ".home");
+  const logs = join(dir, ".logs");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(logs);
+  linkRepository(dir);
+  const session = new DocShellSession(dir, logs, {
+    ...process.env,
+    HOME: home,
+    npm_config_cache: join(process.env.HOME ?? home, ".npm"),
+    PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`,
+  });
+  const homes = new Map<string, Ports>();
+  let ports = DEFAULT_PORTS;
+  try {
+    for (const block of blocks) {
+      if (block.run.kind === "not-run") continue;
+      if (block.run.kind === "node-stopped") await session.stopBackground();
+      for (const written of block.commands) {
+        const command = withPorts(written, ports);
+        const where = `${doc}:${block.line}: ${written}`;
+        if (LONG_RUNNING.test(command.split("\n").at(-1) ?? "")) {
+          const pgid = await session.start(command);
+          await waitForHeight(session, command, pgid, where);
+        } else {
+          const r = await session.run(command);
+          if (r.status !== 0)
+            throw new Error(
+              `${where}\nexited ${r.status}\nstdout: ${tail(r.stdout)}\nstderr: ${tail(r.stderr)}`,
+            );
+        }
+        for (const h of newHomes(dir, homes)) {
+          await useFreeListenerPorts(h);
+          ports = listenerPorts(h);
+          homes.set(h, ports);
+        }
+      }
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+/** The repository's top-level entries (tracked ones, the build and node_modules) linked into `dir`. */
+function linkRepository(dir: string) {
+  const tracked = execFileSync("git", ["ls-tree", "--name-only", "HEAD"], { cwd: ROOT, encoding: "utf8" })
+    .split("\n")
+    .filter((n) => n !== "" && !n.startsWith(".git"));
+  for (const name of [...tracked, "node_modules", "dist", ".tools"])
+    if (existsSync(join(ROOT, name)) && !existsSync(join(dir, name)))
+      symlinkSync(join(ROOT, name), join(dir, name));
+}
+
+/** Homes (folders with config/config.toml) up to two levels under `dir` (HOME is `dir`/.home) not known yet. */
+function newHomes(dir: string, known: Map<string, unknown>): string[] {
+  const found: string[] = [];
+  const look = (d: string, depth: number) => {
+    if (existsSync(join(d, "config", "config.toml"))) {
+      if (!known.has(d)) found.push(d);
+      return;
+    }
+    if (depth === 0) return;
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      if (e.isDirectory() && !e.isSymbolicLink() && e.name !== ".logs") look(join(d, e.name), depth - 1);
+  };
+  look(dir, 2);
+  return found;
+}
+
+/** The ports useFreeListenerPorts gave a home; its client.toml is pointed at that RPC. */
+function listenerPorts(home: string): Ports {
+  const portOf = (addr: unknown) => Number(String(addr).split(":").at(-1));
+  const app = tomlOf(home, "app.toml");
+  const rpc = portOf(tomlOf(home, "config.toml").rpc.laddr);
+  if (existsSync(join(home, "config", "client.toml"))) {
+    const client = tomlOf(home, "client.toml") as Record<string, unknown>;
+    client.node = `tcp://127.0.0.1:${rpc}`;
+    writeFileSync(join(home, "config", "client.toml"), stringify(client));
+  }
+  return { rpc, api: portOf(app.api.address), grpc: portOf(app.grpc.address) };
+}
+
+function tomlOf(home: string, file: string): Record<string, Record<string, unknown>> {
+  return parse(readFileSync(join(home, "config", file), "utf8")) as Record<string, Record<string, unknown>>;
+}
+
+function withPorts(command: string, ports: Ports): string {
+  let out = command;
+  for (const k of ["rpc", "api", "grpc"] as const)
+    out = out.replace(
+      new RegExp(`(127\\.0\\.0\\.1|localhost):${DEFAULT_PORTS[k]}\\b`, "g"),
+      `$1:${ports[k]}`,
+    );
+  return out;
+}
+
+/** Waits until the home the command names (`--home`, else DAEMON_HOME) serves height 2 on its RPC. */
+async function waitForHeight(session: DocShellSession, command: string, pgid: number, where: string) {
+  const word = /--home[= ]+(\S+)/.exec(command)?.[1] ?? "$DAEMON_HOME";
+  const home = await session.expand(`"$(realpath -m ${word})"`);
+  const bg = session.background.find((b) => b.pgid === pgid);
+  const rpcPort = () => Number(String(tomlOf(home, "config.toml").rpc.laddr).split(":").at(-1));
+  for (let i = 0; i < 1200; i++) {
+    if (!alive(pgid))
+      throw new Error(`${where}\nended before height 2:\n${tail(readFileSync(bg?.log ?? "", "utf8"))}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${rpcPort()}/status`);
+      const body = (await res.json()) as { result?: { sync_info?: { latest_block_height?: string } } };
+      if (Number(body.result?.sync_info?.latest_block_height ?? 0) >= 2) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${where}\nno height 2 after two minutes`);
+}
+
+function tail(text: string): string {
+  return text.length > 3000 ? `...${text.slice(-3000)}` : text;
+}
