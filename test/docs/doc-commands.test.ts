@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { useFreeListenerPorts } from "@chaind/harness/free-listener-ports";
 import { parse, stringify } from "smol-toml";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { type CommandBlock, commandBlocksOf } from "./doc-command-blocks.js";
 import { alive, DocShellSession } from "./doc-shell-session.js";
 
@@ -53,9 +53,17 @@ describe("command blocks of the docs", () => {
     const blocks = commandBlocksOf(join(ROOT, doc));
     if (blocks.length === 0) continue;
     const runnable = blocks.filter((b) => b.run.kind !== "not-run");
-    it(`${doc}: every command block runs as written, or says why not (${runnable.length} of ${blocks.length} run)`, async () => {
+    // Each document has its own folder, homes and ports, so the documents run side by side.
+    it.concurrent(`${doc}: every command block runs as written, or says why not (${runnable.length} of ${blocks.length} run)`, async ({
+      expect,
+    }) => {
       for (const b of blocks) if (b.run.kind === "not-run") expect(b.run.reason.length).toBeGreaterThan(3);
-      if (runnable.length > 0) await runDocument(doc, blocks);
+      if (runnable.length === 0) return;
+      const before = checkoutChanges();
+      await runDocument(doc, blocks);
+      // The folder links the checkout's entries: a command that writes through one (`--home ./node` is the node
+      // workspace) would change the checkout.
+      expect(checkoutChanges().filter((c) => !before.includes(c))).toEqual([]);
     }, 300_000);
   }
 });
@@ -102,6 +110,16 @@ async function runDocument(doc: string, blocks: CommandBlock[]) {
   } finally {
     await session.close();
   }
+}
+
+/** Files of the checkout that git sees changed or new (ignored ones aside). */
+function checkoutChanges(): string[] {
+  return execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((l) => l !== "");
 }
 
 /** The repository's top-level entries (tracked ones, the build and node_modules) linked into `dir`. */
