@@ -43,6 +43,8 @@ interface Ports {
   api: number;
   grpc: number;
 }
+/** Far beyond any command's need: one that waits for what never comes fails the test, named. */
+const COMMAND_TIMEOUT_MS = 120_000;
 const DEFAULT_PORTS: Ports = { rpc: 26657, api: 1317, grpc: 9090 };
 
 const scratch = mkdtempSync(join(tmpdir(), "doc-commands-"));
@@ -94,11 +96,10 @@ async function runDocument(doc: string, blocks: CommandBlock[]) {
           const pgid = await session.start(command);
           await waitForHeight(session, command, pgid, where);
         } else {
-          const r = await session.run(command);
+          const r = await session.run(command, COMMAND_TIMEOUT_MS);
+          const ended = r.status === null ? `ran past ${COMMAND_TIMEOUT_MS / 1000} s` : `exited ${r.status}`;
           if (r.status !== 0)
-            throw new Error(
-              `${where}\nexited ${r.status}\nstdout: ${tail(r.stdout)}\nstderr: ${tail(r.stderr)}`,
-            );
+            throw new Error(`${where}\n${ended}\nstdout: ${tail(r.stdout)}\nstderr: ${tail(r.stderr)}`);
         }
         for (const h of newHomes(dir, homes)) {
           await useFreeListenerPorts(h);

@@ -1,11 +1,12 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 /** What one command did: its exit status and what it printed. */
 export interface CommandResult {
-  status: number;
+  /** null: it ran past its time and was killed. */
+  status: number | null;
   stdout: string;
   stderr: string;
 }
@@ -39,15 +40,24 @@ export class DocShellSession {
     this.bash.stdin.write("set -m\n");
   }
 
-  /** Runs one command to its end. */
-  async run(command: string): Promise<CommandResult> {
+  /**
+   * Runs one command to its end; status null when it ran past `timeoutMs`, and then it and everything the session
+   * started are killed (the session cannot go on).
+   */
+  async run(command: string, timeoutMs: number): Promise<CommandResult> {
     const id = this.next++;
     const out = join(this.logDir, `${id}.out`);
     const err = join(this.logDir, `${id}.err`);
     this.bash.stdin.write(
       `{\n${command}\n} </dev/null >'${out}' 2>'${err}'; __s=$?; printf '@@done ${id} %s\\n' "$__s"\n`,
     );
-    const status = Number(await this.marker(`@@done ${id} `));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), timeoutMs);
+    });
+    const status = await Promise.race([this.marker(`@@done ${id} `).then(Number), timedOut]);
+    clearTimeout(timer);
+    if (status === null) killTree(this.bash.pid ?? 0);
     return { status, stdout: readIfAny(out), stderr: readIfAny(err) };
   }
 
@@ -82,7 +92,8 @@ export class DocShellSession {
   async close(): Promise<void> {
     await this.stopBackground();
     this.bash.stdin.end();
-    if (this.bash.exitCode === null) await new Promise((r) => this.bash.once("exit", r));
+    if (this.bash.exitCode === null && this.bash.signalCode === null)
+      await new Promise((r) => this.bash.once("exit", r));
   }
 
   private async marker(prefix: string): Promise<string> {
@@ -95,6 +106,28 @@ export class DocShellSession {
         this.waiter = r;
       });
       this.waiter = null;
+    }
+  }
+}
+
+/** Kills a process and everything below it (SIGKILL), children first found by their parent pid. */
+function killTree(root: number) {
+  const children = new Map<number, number[]>();
+  for (const line of execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" }).split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const all: number[] = [];
+  const walk = (pid: number) => {
+    all.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  for (const pid of all.reverse()) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
     }
   }
 }
