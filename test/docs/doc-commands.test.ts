@@ -113,22 +113,30 @@ async function runDocument(doc: string, blocks: CommandBlock[]) {
   }
 }
 
-/** Files of the checkout that git sees changed or new (ignored ones aside). */
-function checkoutChanges(): string[] {
-  return execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((l) => l !== "");
+/** Git's answer in the checkout, or null in a copy of the sources that is no git checkout. */
+function git(args: string[]): string[] | null {
+  try {
+    return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+      .split("\n")
+      .filter((l) => l !== "");
+  } catch {
+    return null;
+  }
 }
 
-/** The repository's top-level entries (tracked ones, the build and node_modules) linked into `dir`. */
+/** Files of the checkout that git sees changed or new (ignored ones aside); none where there is no git. */
+function checkoutChanges(): string[] {
+  return git(["status", "--porcelain", "--untracked-files=all"]) ?? [];
+}
+
+/**
+ * The repository's top-level entries linked into `dir`: the tracked ones (not a `./mychain` left at the root by
+ * hand, which a doc's command would then write into), the build and node_modules.
+ */
 function linkRepository(dir: string) {
-  const tracked = execFileSync("git", ["ls-tree", "--name-only", "HEAD"], { cwd: ROOT, encoding: "utf8" })
-    .split("\n")
-    .filter((n) => n !== "" && !n.startsWith(".git"));
-  for (const name of [...tracked, "node_modules", "dist", ".tools"])
+  const tracked =
+    git(["ls-tree", "--name-only", "HEAD"]) ?? readdirSync(ROOT).filter((n) => !n.startsWith("."));
+  for (const name of [...tracked.filter((n) => !n.startsWith(".git")), "node_modules", "dist", ".tools"])
     if (existsSync(join(ROOT, name)) && !existsSync(join(dir, name)))
       symlinkSync(join(ROOT, name), join(dir, name));
 }
