@@ -12,6 +12,8 @@ import { readFileSync } from "node:fs";
  * - `<!-- not run: <why> -->`: the block is skipped, and the comment must say why.
  * - `<!-- run: node stopped -->`: the nodes that earlier blocks started are stopped first (what a reader does
  *   with Ctrl-C before commands that need the node stopped).
+ * - `<!-- run: a passphrase at each prompt -->`: the commands read the same passphrase line after line, as a
+ *   reader types one wherever the encrypted keyring or an export asks (stdin is empty otherwise).
  */
 export interface CommandBlock {
   /** 1-based line of the opening fence. */
@@ -19,7 +21,11 @@ export interface CommandBlock {
   lang: string;
   /** The block's commands in order: a line with its `\` continuations, or a whole compound command. */
   commands: string[];
-  run: { kind: "run" } | { kind: "node-stopped" } | { kind: "not-run"; reason: string };
+  run:
+    | { kind: "run" }
+    | { kind: "node-stopped" }
+    | { kind: "passphrases" }
+    | { kind: "not-run"; reason: string };
 }
 
 const COMMAND_LANGS = new Set(["sh", "bash", "shell", "console"]);
@@ -55,9 +61,10 @@ function markerOf(path: string, line: number, before: string | undefined): Comma
   const m = MARKER.exec(comment);
   if (m?.[1] === "not run" && m[2] !== "") return { kind: "not-run", reason: m[2] };
   if (m?.[1] === "run" && m[2] === "node stopped") return { kind: "node-stopped" };
+  if (m?.[1] === "run" && m[2] === "a passphrase at each prompt") return { kind: "passphrases" };
   throw new Error(
-    `${path}:${line}: the comment before this command block is no run marker ` +
-      `(<!-- not run: <why> --> or <!-- run: node stopped -->): ${comment}`,
+    `${path}:${line}: the comment before this command block is no run marker (<!-- not run: <why> -->, ` +
+      `<!-- run: node stopped --> or <!-- run: a passphrase at each prompt -->): ${comment}`,
   );
 }
 

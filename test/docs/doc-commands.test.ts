@@ -93,10 +93,11 @@ async function runDocument(doc: string, blocks: CommandBlock[]) {
         const command = withPorts(written, ports);
         const where = `${doc}:${block.line}: ${written}`;
         if (LONG_RUNNING.test(command.split("\n").at(-1) ?? "")) {
-          const pgid = await session.start(command);
+          const pgid = await named(where, session.start(command));
           await waitForHeight(session, command, pgid, where);
         } else {
-          const r = await session.run(command, COMMAND_TIMEOUT_MS);
+          const passphrase = block.run.kind === "passphrases" ? "a docs passphrase" : undefined;
+          const r = await named(where, session.run(command, COMMAND_TIMEOUT_MS, passphrase));
           const ended = r.status === null ? `ran past ${COMMAND_TIMEOUT_MS / 1000} s` : `exited ${r.status}`;
           if (r.status !== 0)
             throw new Error(`${where}\n${ended}\nstdout: ${tail(r.stdout)}\nstderr: ${tail(r.stderr)}`);
@@ -110,6 +111,15 @@ async function runDocument(doc: string, blocks: CommandBlock[]) {
     }
   } finally {
     await session.close();
+  }
+}
+
+/** The session's own failure (it ended), told with the command that was running. */
+async function named<T>(where: string, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw new Error(`${where}\n${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

@@ -13,14 +13,15 @@ export interface CommandResult {
 
 /**
  * One bash process that runs a document's commands one after another, as a reader types them into a terminal:
- * variables, `export`, `cd` and files carry from one command to the next. Each command reads no stdin (so none
- * can swallow the commands after it or wait at a prompt); what it prints is kept per command.
+ * variables, `export`, `cd` and files carry from one command to the next. No command reads the session's stdin
+ * (so none can swallow the commands after it or wait at a prompt); what it prints is kept per command.
  */
 export class DocShellSession {
   private readonly bash: ChildProcessWithoutNullStreams;
   private readonly lines: string[] = [];
   private waiter: (() => void) | null = null;
   private next = 0;
+  private stderr = "";
   /** Process groups of the long-running commands started in the background, with their log files. */
   readonly background: { pgid: number; log: string; command: string }[] = [];
 
@@ -34,7 +35,10 @@ export class DocShellSession {
       this.lines.push(line);
       this.waiter?.();
     });
-    this.bash.stderr.resume();
+    // The session's own complaints (a command it cannot parse), for the error when it ends.
+    this.bash.stderr.on("data", (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-2000);
+    });
     this.bash.on("exit", () => this.waiter?.());
     // Job control: each background command gets its own process group, so stopping it stops its children.
     this.bash.stdin.write("set -m\n");
@@ -42,14 +46,16 @@ export class DocShellSession {
 
   /**
    * Runs one command to its end; status null when it ran past `timeoutMs`, and then it and everything the session
-   * started are killed (the session cannot go on).
+   * started are killed (the session cannot go on). Stdin is empty unless a passphrase is given.
    */
-  async run(command: string, timeoutMs: number): Promise<CommandResult> {
+  async run(command: string, timeoutMs: number, passphrase?: string): Promise<CommandResult> {
     const id = this.next++;
     const out = join(this.logDir, `${id}.out`);
     const err = join(this.logDir, `${id}.err`);
+    // A passphrase, when given, is what every prompt reads: the same line, as often as asked.
+    const stdin = passphrase === undefined ? "/dev/null" : `<(yes '${passphrase}')`;
     this.bash.stdin.write(
-      `{\n${command}\n} </dev/null >'${out}' 2>'${err}'; __s=$?; printf '@@done ${id} %s\\n' "$__s"\n`,
+      `{\n${command}\n} < ${stdin} >'${out}' 2>'${err}'; __s=$?; printf '@@done ${id} %s\\n' "$__s"\n`,
     );
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<null>((r) => {
@@ -101,7 +107,7 @@ export class DocShellSession {
       const i = this.lines.findIndex((l) => l.startsWith(prefix));
       if (i >= 0) return this.lines.splice(i, 1)[0].slice(prefix.length);
       if (this.bash.exitCode !== null)
-        throw new Error(`the shell session ended (status ${this.bash.exitCode})`);
+        throw new Error(`the shell session ended (status ${this.bash.exitCode}): ${this.stderr}`);
       await new Promise<void>((r) => {
         this.waiter = r;
       });
