@@ -13,6 +13,8 @@ const CHAIN_DRIVING = [
   /\/test\/supervisor\/visor-/,
   /\/test\/node\/cli-tx\//,
   /\/test\/reliability\//,
+  // Every command block of the docs, each document a chain and a few dozen CLI processes.
+  /\/test\/docs\//,
   // The operator commands' flows: each a chain and a dozen CLI processes.
   /\/test\/node\/cli\/(rollback|export|comet-commands|config-commands)\.test\.ts$/,
   /\/test\/node\/upgrade\/rollback-upgrade\.test\.ts$/,
