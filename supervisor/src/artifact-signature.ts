@@ -1,5 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import type { PlanArtifact } from "./plan-info.js";
+import { trustedKeyBytes } from "./trusted-key.js";
 import { type FetchPolicy, readUrl } from "./url-fetch.js";
 import type { VisorConfig } from "./visor-config.js";
 import { VisorError } from "./visor-error.js";
@@ -37,12 +38,6 @@ export function signatureMessage(a: SignedArtifact): Buffer {
     throw new VisorError("SIGNATURE", `sha256 ${JSON.stringify(a.sha256)} is not 64 hex digits`);
   const text = `${SIGNATURE_FORMAT}\nplan=${a.plan}\nplatform=${a.platform}\nsha256=${a.sha256.toLowerCase()}\n`;
   return Buffer.from(text, "utf8");
-}
-
-/** A VISOR_TRUSTED_KEYS entry as its 32 bytes (64 hex digits or base64), or null when it is not one. */
-export function trustedKeyBytes(k: string): Uint8Array | null {
-  const bytes = /^[0-9a-fA-F]{64}$/.test(k) ? Buffer.from(k, "hex") : Buffer.from(k, "base64");
-  return bytes.length === 32 ? bytes : null;
 }
 
 function keyBytes(k: string): Uint8Array {

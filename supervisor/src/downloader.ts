@@ -7,28 +7,18 @@ import type { ChecksummedUrl } from "@chaind/core/checksummed-url";
 import type { Logger } from "@chaind/core/logger";
 import { crashPoint } from "./crash-point.js";
 import { lackOfSpace, lackOfSpaceWhileWriting } from "./disk-space.js";
+import type { DownloadTiming } from "./download-defaults.js";
 import { FetchError, type FetchPolicy, openUrl } from "./url-fetch.js";
 import { VisorError } from "./visor-error.js";
 
-export interface DownloadOptions {
-  retries: number;
-  /** No byte for this long aborts the attempt. */
-  stallTimeoutMs: number;
-  /** First backoff; doubled after each failed attempt. */
-  backoffMs: number;
+// The defaults sit with the config that names them (config must not import the downloader); callers take them here.
+export { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./download-defaults.js";
+
+export interface DownloadOptions extends DownloadTiming {
   onProgress?: (received: number, total: number | null) => void;
   /** What may be fetched, and how much (VISOR_ALLOW_FILE_URLS, VISOR_MAX_DOWNLOAD_BYTES). */
   policy: FetchPolicy;
 }
-
-export const DEFAULT_DOWNLOAD: Omit<DownloadOptions, "policy"> = {
-  retries: 4,
-  stallTimeoutMs: 30_000,
-  backoffMs: 500,
-};
-
-/** VISOR_MAX_DOWNLOAD_BYTES by default: far above any node binary, far below a disk. */
-export const DEFAULT_MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
 
 /** Errors of the local disk: another attempt would fail the same way, so they stop the download at once. */
 const LOCAL_WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);

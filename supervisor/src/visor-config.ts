@@ -13,8 +13,7 @@ import {
   tableRows,
 } from "@chaind/core/config-table";
 import { parse } from "smol-toml";
-import { trustedKeyBytes } from "./artifact-signature.js";
-import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./downloader.js";
+import { DEFAULT_DOWNLOAD, DEFAULT_MAX_DOWNLOAD_BYTES } from "./download-defaults.js";
 import {
   envAbsolutePath,
   envBool,
@@ -27,6 +26,7 @@ import {
 } from "./env-setting-types.js";
 import { GO_TIME_LAYOUTS, type GoTimeLayoutName } from "./go-time-layout.js";
 import { nodeListenAddresses } from "./node-listen-addresses.js";
+import { trustedKeyBytes } from "./trusted-key.js";
 import { VisorError } from "./visor-error.js";
 
 /** A setting's key in cosmovisor's config.toml (cosmovisor 1.6 writes its variables lower-cased; visor's own too). */
