@@ -10,7 +10,7 @@ import { GasPrice, SigningStargateClient, StargateClient } from "@cosmjs/stargat
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { abciFrame } from "../../node/src/abci/abci-frames.js";
-import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
+import { GrpcNodeQuery } from "../../supervisor/src/daemon/node-query-grpc.js";
 import { abciClient } from "../node/helpers/abci-client.js";
 import { chaind, NodeProcess, stopNode, type TestnetKey } from "../node/helpers/chaind-process.js";
 

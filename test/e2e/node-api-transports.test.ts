@@ -10,13 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainNode } from "../../node/src/chain/chain-node.js";
 import type { NodeServer } from "../../node/src/server/node-server.js";
 import { closeNodeServers, startNodeServers } from "../../node/src/server/node-servers.js";
-import { NodeApi } from "../../supervisor/src/node-api.js";
-import { homeIdentity, type NodeIdentity, readNodeIdentity } from "../../supervisor/src/node-identity.js";
-import { nodeListenAddresses } from "../../supervisor/src/node-listen-addresses.js";
-import { NODE_QUERY_MAX_BYTES } from "../../supervisor/src/node-query.js";
-import { GrpcNodeQuery } from "../../supervisor/src/node-query-grpc.js";
-import { RestNodeQuery } from "../../supervisor/src/node-query-rest.js";
-import { RpcNodeQuery } from "../../supervisor/src/node-query-rpc.js";
+import { nodeListenAddresses } from "../../supervisor/src/config/node-listen-addresses.js";
+import { NodeApi } from "../../supervisor/src/daemon/node-api.js";
+import {
+  homeIdentity,
+  type NodeIdentity,
+  readNodeIdentity,
+} from "../../supervisor/src/daemon/node-identity.js";
+import { NODE_QUERY_MAX_BYTES } from "../../supervisor/src/daemon/node-query.js";
+import { GrpcNodeQuery } from "../../supervisor/src/daemon/node-query-grpc.js";
+import { RestNodeQuery } from "../../supervisor/src/daemon/node-query-rest.js";
+import { RpcNodeQuery } from "../../supervisor/src/daemon/node-query-rpc.js";
 import { GOV_ADDRESS, passProposal } from "../node/helpers/gov-flow.js";
 import { anyOf, TxSigner } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";

@@ -33,10 +33,10 @@ import { queryBackend, startRestServer } from "../../node/src/server/rest/rest-s
 import { JsonRpcServer } from "../../node/src/server/rpc/json-rpc-server.js";
 import { rpcMethods } from "../../node/src/server/rpc/rpc-methods.js";
 import { startRpcServer } from "../../node/src/server/rpc/rpc-server.js";
-import { installArtifact } from "../../supervisor/src/artifact-install.js";
-import { ensureUpgradeBinary } from "../../supervisor/src/upgrade-binary.js";
-import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
-import { VisorLayout } from "../../supervisor/src/visor-layout.js";
+import { installArtifact } from "../../supervisor/src/artifacts/artifact-install.js";
+import { ensureUpgradeBinary } from "../../supervisor/src/artifacts/upgrade-binary.js";
+import { loadVisorConfig } from "../../supervisor/src/config/visor-config.js";
+import { VisorLayout } from "../../supervisor/src/home/visor-layout.js";
 import { chaind } from "../node/helpers/chaind-process.js";
 import { anyOf } from "../node/helpers/signed-tx.js";
 import { makeTestHome, TEST_DEFINITION, testAccount } from "../node/helpers/test-home.js";

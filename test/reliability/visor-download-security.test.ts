@@ -31,17 +31,17 @@ import { silentLogger } from "@chaind/core/logger";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { extract as extractTar } from "tar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { installArtifact } from "../../supervisor/src/artifact-install.js";
-import { backupData } from "../../supervisor/src/data-backup.js";
+import { installArtifact } from "../../supervisor/src/artifacts/artifact-install.js";
 import {
   DEFAULT_DOWNLOAD,
   DEFAULT_MAX_DOWNLOAD_BYTES,
   downloadFile,
-} from "../../supervisor/src/downloader.js";
-import { artifactForPlan } from "../../supervisor/src/plan-info.js";
-import type { FetchPolicy } from "../../supervisor/src/url-fetch.js";
-import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
-import { VisorError } from "../../supervisor/src/visor-error.js";
+} from "../../supervisor/src/artifacts/downloader.js";
+import { artifactForPlan } from "../../supervisor/src/artifacts/plan-info.js";
+import type { FetchPolicy } from "../../supervisor/src/artifacts/url-fetch.js";
+import { loadVisorConfig } from "../../supervisor/src/config/visor-config.js";
+import { VisorError } from "../../supervisor/src/errors/visor-error.js";
+import { backupData } from "../../supervisor/src/upgrade/data-backup.js";
 import { FakeNodeApi } from "../supervisor/fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 import { tarOf } from "./tar-builder.js";

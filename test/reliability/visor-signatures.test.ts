@@ -23,8 +23,8 @@ import {
   SIGNATURE_FORMAT,
   signatureMessage,
   verifyArtifactSignature,
-} from "../../supervisor/src/artifact-signature.js";
-import { DEFAULT_MAX_DOWNLOAD_BYTES } from "../../supervisor/src/downloader.js";
+} from "../../supervisor/src/artifacts/artifact-signature.js";
+import { DEFAULT_MAX_DOWNLOAD_BYTES } from "../../supervisor/src/artifacts/downloader.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 
 const FAKE = join(import.meta.dirname, "../../fixtures/daemons/fake-daemon.cjs");

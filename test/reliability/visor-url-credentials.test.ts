@@ -10,13 +10,13 @@ import { silentLogger } from "@chaind/core/logger";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
+import { signatureMessage } from "../../supervisor/src/artifacts/artifact-signature.js";
 import {
   DEFAULT_DOWNLOAD,
   DEFAULT_MAX_DOWNLOAD_BYTES,
   downloadFile,
-} from "../../supervisor/src/downloader.js";
-import { REDACTED, redactUrl, redactUrls } from "../../supervisor/src/url-redaction.js";
+} from "../../supervisor/src/artifacts/downloader.js";
+import { REDACTED, redactUrl, redactUrls } from "../../supervisor/src/errors/url-redaction.js";
 import { fakeBinary, sha256File, visorHome } from "../supervisor/visor-home.js";
 
 describe("redactUrl", () => {

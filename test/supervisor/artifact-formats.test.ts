@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installArtifact, type UnpackLimits } from "../../supervisor/src/artifact-install.js";
+import { installArtifact, type UnpackLimits } from "../../supervisor/src/artifacts/artifact-install.js";
 import {
   type Codec,
   compress,
@@ -251,7 +251,7 @@ describe("artifacts told by their content, each under the archive protections", 
       const dir = join(root, `bomb-${codec}`);
       mkdirSync(dir);
       writeFileSync(join(dir, "download"), Buffer.concat(Array.from({ length: 64 }, () => piece)));
-      const install = new URL("../../supervisor/dist/artifact-install.js", import.meta.url).href;
+      const install = new URL("../../supervisor/dist/artifacts/artifact-install.js", import.meta.url).href;
       const script = `
         import { installArtifact } from ${JSON.stringify(install)};
         const before = process.resourceUsage().maxRSS;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backupData, restoreDataBackup } from "../../supervisor/src/data-backup.js";
+import { backupData, restoreDataBackup } from "../../supervisor/src/upgrade/data-backup.js";
 
 const modeOf = (p: string) => statSync(p).mode & 0o7777;
 

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { silentLogger } from "@chaind/core/logger";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NodeApi } from "../../supervisor/src/node-api.js";
-import { homeIdentity } from "../../supervisor/src/node-identity.js";
-import { Prefetcher } from "../../supervisor/src/prefetcher.js";
-import { loadVisorConfig } from "../../supervisor/src/visor-config.js";
-import { VisorLayout } from "../../supervisor/src/visor-layout.js";
-import { StatusFile } from "../../supervisor/src/visor-status.js";
+import { loadVisorConfig } from "../../supervisor/src/config/visor-config.js";
+import { NodeApi } from "../../supervisor/src/daemon/node-api.js";
+import { homeIdentity } from "../../supervisor/src/daemon/node-identity.js";
+import { VisorLayout } from "../../supervisor/src/home/visor-layout.js";
+import { Prefetcher } from "../../supervisor/src/upgrade/prefetcher.js";
+import { StatusFile } from "../../supervisor/src/upgrade/visor-status.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { writeNodeIdentity } from "./visor-home.js";
 

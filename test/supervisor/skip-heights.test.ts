@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { skipHeightsOf } from "../../supervisor/src/skip-heights.js";
+import { skipHeightsOf } from "../../supervisor/src/run/skip-heights.js";
 
 describe("the heights visor reads from the daemon's --unsafe-skip-upgrades", () => {
   it("takes =list, a comma list, space-separated heights and repeats, and stops at the next flag", () => {

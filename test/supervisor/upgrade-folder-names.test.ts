@@ -1,6 +1,6 @@
 import { goPathEscape } from "@chaind/core/go-path-escape";
 import { describe, expect, it } from "vitest";
-import { VisorLayout } from "../../supervisor/src/visor-layout.js";
+import { VisorLayout } from "../../supervisor/src/home/visor-layout.js";
 
 /** Go's url.PathEscape, as cosmovisor names upgrades/<name>; expected values follow Go's shouldEscape table. */
 describe("upgrade folder names escaped as Go's url.PathEscape", () => {

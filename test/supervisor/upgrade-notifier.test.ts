@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@chaind/core/logger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { UpgradeNotifier } from "../../supervisor/src/upgrade-notifier.js";
+import { UpgradeNotifier } from "../../supervisor/src/reporting/upgrade-notifier.js";
 
 /** A logger that keeps its warnings, to see what the notifier reported. */
 function recordingLogger() {

@@ -7,15 +7,15 @@ import {
   COSMOVISOR_SETTINGS,
   describeConfig,
   renderConfigToml,
-} from "../../supervisor/src/cosmovisor-config-file.js";
+} from "../../supervisor/src/config/cosmovisor-config-file.js";
 import {
   configuredSettings,
   fileKeyOf,
   loadVisorConfig,
   VISOR_SETTINGS,
   visorSettingsDoc,
-} from "../../supervisor/src/visor-config.js";
-import { VisorError } from "../../supervisor/src/visor-error.js";
+} from "../../supervisor/src/config/visor-config.js";
+import { VisorError } from "../../supervisor/src/errors/visor-error.js";
 
 const root = resolve(import.meta.dirname, "../..");
 

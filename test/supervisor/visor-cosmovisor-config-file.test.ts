@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { takeCosmovisorConfig } from "../../supervisor/src/cli/cosmovisor-config-flag.js";
-import { renderConfigToml } from "../../supervisor/src/cosmovisor-config-file.js";
-import { goTomlString } from "../../supervisor/src/go-toml-string.js";
-import { configuredSettings, loadVisorConfig } from "../../supervisor/src/visor-config.js";
-import { VisorError } from "../../supervisor/src/visor-error.js";
+import { renderConfigToml } from "../../supervisor/src/config/cosmovisor-config-file.js";
+import { goTomlString } from "../../supervisor/src/config/go-toml-string.js";
+import { configuredSettings, loadVisorConfig } from "../../supervisor/src/config/visor-config.js";
+import { VisorError } from "../../supervisor/src/errors/visor-error.js";
 import { cosmovisorConfigToml } from "./cosmovisor-config-toml.js";
 
 function failure(fn: () => unknown): VisorError {

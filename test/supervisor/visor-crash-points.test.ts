@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { c as createTar } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CrashPoint } from "../../supervisor/src/crash-point.js";
+import type { CrashPoint } from "../../supervisor/src/host/crash-point.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 
 const POINTS: CrashPoint[] = [

@@ -4,7 +4,7 @@ import { ReleaseServer } from "@chaind/harness/release-server";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { signatureMessage } from "../../supervisor/src/artifact-signature.js";
+import { signatureMessage } from "../../supervisor/src/artifacts/artifact-signature.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, VISOR, visorHome } from "./visor-home.js";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RestartBackoff } from "../../supervisor/src/restart-backoff.js";
+import { RestartBackoff } from "../../supervisor/src/run/restart-backoff.js";
 import { fakeBinary, visorHome } from "./visor-home.js";
 
 describe("the waits between restarts of a failing daemon", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { formatGoTime, GO_TIME_LAYOUTS, localZone } from "../../supervisor/src/go-time-layout.js";
+import { formatGoTime, GO_TIME_LAYOUTS, localZone } from "../../supervisor/src/config/go-time-layout.js";
 import { VISOR } from "./visor-home.js";
 
 /**

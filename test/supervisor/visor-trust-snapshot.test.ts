@@ -18,10 +18,10 @@ import { decodeBlockStoreState } from "@chaind/core/comet-block-store-state";
 import { silentLogger } from "@chaind/core/logger";
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backupData } from "../../supervisor/src/data-backup.js";
-import { readHomeHeight } from "../../supervisor/src/home-height.js";
-import { readManifest } from "../../supervisor/src/leveldb-manifest.js";
-import { VisorLayout } from "../../supervisor/src/visor-layout.js";
+import { readHomeHeight } from "../../supervisor/src/daemon/home-height.js";
+import { readManifest } from "../../supervisor/src/daemon/leveldb-manifest.js";
+import { VisorLayout } from "../../supervisor/src/home/visor-layout.js";
+import { backupData } from "../../supervisor/src/upgrade/data-backup.js";
 import { fakeBinary, visorHome } from "./visor-home.js";
 
 const WRITER = join(import.meta.dirname, "../../fixtures/daemons/leveldb-writer.cjs");

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseChecksummedUrl } from "@chaind/core/checksummed-url";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { describe, expect, it, type TestContext } from "vitest";
-import { sourceOf, writeSource } from "../../supervisor/src/artifact-source.js";
+import { sourceOf, writeSource } from "../../supervisor/src/artifacts/artifact-source.js";
 import { FakeNodeApi } from "./fake-node-api.js";
 import { fakeBinary, sha256File, visorHome } from "./visor-home.js";
 

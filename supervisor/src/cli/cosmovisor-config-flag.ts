@@ -1,4 +1,4 @@
-import { VisorError } from "../visor-error.js";
+import { VisorError } from "../errors/visor-error.js";
 
 /**
  * `--cosmovisor-config <path>` (`-c <path>`), taken out of visor's arguments wherever cosmovisor takes it, so

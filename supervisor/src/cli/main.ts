@@ -1,13 +1,18 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { redactUrls } from "../url-redaction.js";
-import { configuredSettings, type LoadOptions, loadVisorConfig, type VisorConfig } from "../visor-config.js";
-import { exitStatusOf, VisorError } from "../visor-error.js";
-import { VisorHomeLock } from "../visor-home-lock.js";
-import { VisorLayout } from "../visor-layout.js";
-import { visorLogger } from "../visor-logger.js";
-import { VisorMetrics } from "../visor-metrics.js";
-import { VisorRunner } from "../visor-runner.js";
+import {
+  configuredSettings,
+  type LoadOptions,
+  loadVisorConfig,
+  type VisorConfig,
+} from "../config/visor-config.js";
+import { redactUrls } from "../errors/url-redaction.js";
+import { exitStatusOf, VisorError } from "../errors/visor-error.js";
+import { VisorHomeLock } from "../home/visor-home-lock.js";
+import { VisorLayout } from "../home/visor-layout.js";
+import { visorLogger } from "../reporting/visor-logger.js";
+import { VisorMetrics } from "../reporting/visor-metrics.js";
+import { VisorRunner } from "../run/visor-runner.js";
 import { takeCosmovisorConfig } from "./cosmovisor-config-flag.js";
 import {
   addBatchUpgradeCommand,
