@@ -7,12 +7,8 @@ import type { NodeApi } from "../daemon/node-api.js";
 import type { UpgradePlan } from "../daemon/upgrade-info.js";
 import type { VisorLayout } from "../home/visor-layout.js";
 import type { VisorMetrics } from "../reporting/visor-metrics.js";
+import type { PrefetchOutcome } from "./prefetch-outcome.js";
 import type { StatusFile } from "./visor-status.js";
-
-/** A pre-fetch of one plan: not started yet (`pending`), under way, staged, or failed and why. */
-export type PrefetchOutcome =
-  | { state: "pending" | "downloading" | "ready" }
-  | { state: "failed"; error: string };
 
 /** Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c". */
 const keyOf = (plan: Pick<UpgradePlan, "name" | "info">) => JSON.stringify([plan.name, plan.info]);

@@ -5,24 +5,11 @@ import type { UpgradePlan } from "../daemon/upgrade-info.js";
 import type { VisorLayout } from "../home/visor-layout.js";
 import type { VisorMetrics } from "../reporting/visor-metrics.js";
 import { readBatch } from "./batch-feed.js";
-import type { Prefetcher, PrefetchOutcome } from "./prefetcher.js";
-import { checkReadiness, type ReadinessCheck } from "./upgrade-readiness.js";
+import type { PrefetchOutcome } from "./prefetch-outcome.js";
+import type { Prefetcher } from "./prefetcher.js";
+import { checkReadiness } from "./upgrade-readiness.js";
 import { samePlanName } from "./upgrader.js";
-import type { StatusFile } from "./visor-status.js";
-
-/** The next upgrade as visor-status.json and `visor status` show it. */
-export interface NextUpgrade extends ReadinessCheck {
-  name: string;
-  height: number;
-  /** Where visor learned of it: the node's scheduled plan, or the batch file (add-upgrade --upgrade-height). */
-  source: "node" | "batch";
-  ready: boolean;
-  /** When the node should reach the height, at the pace of the blocks visor has seen; null until it knows. */
-  estimated_at: string | null;
-  /** The node's height when it was checked (null: its API did not answer). */
-  node_height: number | null;
-  checked_at: string;
-}
+import type { NextUpgrade, StatusFile } from "./visor-status.js";
 
 /** A plan whose checks all passed is checked again this often (a release host may go, a disk fill up). */
 const RECHECK_MS = 60_000;

@@ -11,7 +11,7 @@ import type { UpgradePlan } from "../daemon/upgrade-info.js";
 import type { VisorLayout } from "../home/visor-layout.js";
 import { existingAncestor, lackOfSpace } from "../host/disk-space.js";
 import { lackOfBackupSpace } from "./data-backup.js";
-import type { PrefetchOutcome } from "./prefetcher.js";
+import type { PrefetchOutcome } from "./prefetch-outcome.js";
 
 /** What the halt of a known plan will find, checked before it comes. */
 export interface ReadinessCheck {

@@ -6,9 +6,8 @@ import { readUpgradeInfo, type UpgradePlan } from "../daemon/upgrade-info.js";
 import { redactUrls } from "../errors/url-redaction.js";
 import type { VisorLayout } from "../home/visor-layout.js";
 import { readBatch } from "./batch-feed.js";
-import type { NextUpgrade } from "./upgrade-readiness-monitor.js";
 import { samePlanName } from "./upgrader.js";
-import type { VisorStatus } from "./visor-status.js";
+import type { NextUpgrade, VisorStatus } from "./visor-status.js";
 
 /** An artifact visor fetched (and verified) for a folder, as its record says. */
 export interface ArtifactReport {

@@ -2,8 +2,22 @@ import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { UpgradePlan } from "../daemon/upgrade-info.js";
 import { redactUrls } from "../errors/url-redaction.js";
-import type { NextUpgrade } from "./upgrade-readiness-monitor.js";
+import type { ReadinessCheck } from "./upgrade-readiness.js";
 import type { UpgradeTrial } from "./upgrade-trial.js";
+
+/** The next upgrade as visor-status.json and `visor status` show it. */
+export interface NextUpgrade extends ReadinessCheck {
+  name: string;
+  height: number;
+  /** Where visor learned of it: the node's scheduled plan, or the batch file (add-upgrade --upgrade-height). */
+  source: "node" | "batch";
+  ready: boolean;
+  /** When the node should reach the height, at the pace of the blocks visor has seen; null until it knows. */
+  estimated_at: string | null;
+  /** The node's height when it was checked (null: its API did not answer). */
+  node_height: number | null;
+  checked_at: string;
+}
 
 export interface VisorStatus {
   running_binary: string | null;
