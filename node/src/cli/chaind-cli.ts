@@ -91,7 +91,16 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
     .fail((msg, err, y) => {
       if (err) throw err;
       if (msg === SHOW_GROUP_HELP) return y.showHelp("log");
-      throw new CliError(cobraMessage(msg, argv, program.name));
+      throw new CliError(cobraMessage(msg, argv, program.name, runningCommand(cli)));
     })
     .parseAsync();
+}
+
+/** The declaration of the innermost command yargs is running (`tx <hash>`), "" at the top. */
+function runningCommand(cli: unknown): string {
+  // yargs keeps the path of commands run in its context; its typings do not show the internal methods.
+  const internal = (cli as { getInternalMethods(): { getContext(): { fullCommands: string[] } } })
+    .getInternalMethods()
+    .getContext();
+  return internal.fullCommands.at(-1) ?? "";
 }

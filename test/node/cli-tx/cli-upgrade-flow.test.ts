@@ -141,7 +141,7 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     for (let i = 0; i < 40; i++) {
       const found = await cli("query", "tx", txhash, "-o", "json");
       if (found.exitCode === 0) {
-        expect(JSON.parse(found.stdout).tx_result.code).toBe(0);
+        expect(JSON.parse(found.stdout).code).toBe(0);
         break;
       }
       await new Promise((r) => setTimeout(r, 250));
