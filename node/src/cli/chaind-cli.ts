@@ -80,7 +80,11 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
     import("yargs"),
     import("./lazy-command.js"),
   ]);
-  let cli = yargs(argv).scriptName(program.name).options(globalOptions);
+  // Flags such as `--rpc.laddr` are names, as cobra's are, not paths into nested objects.
+  let cli = yargs(argv)
+    .parserConfiguration({ "dot-notation": false })
+    .scriptName(program.name)
+    .options(globalOptions);
   for (const entry of CHAIND_COMMANDS) cli = cli.command(lazyCommand(entry, program) as never);
   await cli
     .middleware((args) => checkHomeGiven(argv, args._.map(String), String(args.home)), true)
