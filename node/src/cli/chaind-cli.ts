@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import { ConfigError } from "@chaind/core/config-table";
+import { YARGS_COMPLETION_HOOK } from "@chaind/core/shell-completion";
 import { CliError } from "../client/cli-error.js";
 import { cobraMessage, SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import type { ChainProgram } from "./chain-program.js";
@@ -90,6 +91,8 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
     .middleware((args) => checkHomeGiven(argv, args._.map(String), String(args.home)), true)
     .demandCommand(1, SHOW_GROUP_HELP)
     .strict()
+    // Answers the completion scripts' --get-yargs-completions; `completion <shell>` is a command of its own.
+    .completion(YARGS_COMPLETION_HOOK, false)
     .help()
     .alias("help", "h")
     .fail((msg, err, y) => {

@@ -1,0 +1,73 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHAIND_BIN, chaind } from "../helpers/chaind-process.js";
+
+/** Issue 32: `chaind completion bash|zsh|fish` prints a script that completes commands and flags. */
+describe("chaind completion", () => {
+  let dir: string;
+  let script: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "shell-completion-"));
+    // The script calls `chaind` from the PATH, as an installed binary is.
+    const bin = join(dir, "bin");
+    execFileSync("mkdir", ["-p", bin]);
+    writeFileSync(join(bin, "chaind"), `#!/bin/sh\nexec "${process.execPath}" "${CHAIND_BIN}" "$@"\n`);
+    chmodSync(join(bin, "chaind"), 0o755);
+    const r = await chaind(["completion", "bash"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    script = join(dir, "chaind.bash");
+    writeFileSync(script, r.stdout);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** What a real bash offers for `line<TAB>`, with the script sourced: `complete -p` and then each candidate. */
+  function bashComplete(line: string): { registered: string; offered: string[] } {
+    const words = line.split(" ");
+    const out = execFileSync(
+      "bash",
+      [
+        "-c",
+        [
+          `source ${JSON.stringify(script)}`,
+          "complete -p chaind",
+          `COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${words.length - 1}`,
+          `COMP_LINE=${JSON.stringify(line)}; COMP_POINT=${line.length}`,
+          "_chaind_completions",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
+          'printf "%s\\n" "${COMPREPLY[@]}"',
+        ].join("\n"),
+      ],
+      { env: { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}` }, encoding: "utf8" },
+    );
+    const [registered, ...offered] = out.trim().split("\n");
+    return { registered, offered: offered.filter(Boolean) };
+  }
+
+  it("bash: registers the function for chaind and completes chaind q<TAB> to query, a group's commands, a flag", () => {
+    const q = bashComplete("chaind q");
+    expect(q.registered).toBe("complete -o default -F _chaind_completions chaind");
+    expect(q.offered).toEqual(["query"]);
+    expect(bashComplete("chaind query ba").offered).toEqual(["bank"]);
+    expect(bashComplete("chaind query bank ba").offered.sort()).toEqual(["balance", "balances"]);
+    expect(bashComplete("chaind start --pruning-k").offered).toEqual(["--pruning-keep-recent"]);
+    expect(bashComplete("chaind query tx --ty").offered).toEqual(["--type"]);
+  });
+
+  it("zsh and fish scripts name their completion hooks; an unknown shell is refused in cobra's words", async () => {
+    const [zsh, fish, bad] = await Promise.all([
+      chaind(["completion", "zsh"]),
+      chaind(["completion", "fish"]),
+      chaind(["completion", "tcsh"]),
+    ]);
+    expect(zsh.stdout).toMatch(/^#compdef chaind\n/);
+    expect(zsh.stdout).toContain("compdef _chaind_completions chaind");
+    expect(fish.stdout).toContain("complete -c chaind -f -a '(_chaind_completions)'");
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toBe(
+      'Error: invalid argument "tcsh" for "--shell" flag: must be one of bash, zsh, fish',
+    );
+  });
+});
