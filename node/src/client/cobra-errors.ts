@@ -33,6 +33,12 @@ export function cobraMessage(msg: string, argv: readonly string[], program: stri
   if (many) return `accepts at most ${many[2]} arg(s), received ${many[1]}`;
   const choice = /^Invalid values:\s*Argument: (\S+), Given: (.*), Choices: (.*)$/s.exec(msg.trim());
   if (choice?.[2] === '""') return `flag needs an argument: --${choice[1]}`;
+  if (choice && new RegExp(`[<[]${choice[1]}[\\]>|]`).test(command)) {
+    // A positional outside its choices: cobra's OnlyValidArgs names the command, not a flag.
+    const at = argv.indexOf(choice[2].replace(/^"|"$/g, ""));
+    const path = argv.slice(0, Math.max(at, 0)).filter((a) => !a.startsWith("-"));
+    return `invalid argument ${choice[2]} for "${[program, ...path].join(" ")}"`;
+  }
   if (choice)
     return `invalid argument ${choice[2]} for "--${choice[1]}" flag: must be one of ${choice[3].replaceAll('"', "")}`;
   const required = /^Missing required arguments?: (.+)$/.exec(msg);

@@ -62,6 +62,14 @@ describe("the command line's argument errors, as cobra prints them", () => {
     expect(cobraMessage("Unknown argument: x", ["q", "x"], "chaind", "query")).toBe(
       'unknown command "x" for "chaind q"',
     );
+    expect(
+      cobraMessage(
+        'Invalid values:\n  Argument: shell, Given: "tcsh", Choices: "bash", "zsh", "fish"',
+        ["completion", "tcsh"],
+        "chaind",
+        "completion <shell>",
+      ),
+    ).toBe('invalid argument "tcsh" for "chaind completion"');
     expect(cobraMessage("first\n  second", [], "chaind")).toBe("first second");
   });
 });
