@@ -1,9 +1,16 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHAIND_BIN, chaind } from "../helpers/chaind-process.js";
+
+const hasShell = (shell: string) => spawnSync(shell, ["-c", "exit 0"]).status === 0;
+const missingShells = ["zsh", "fish"].filter((s) => !hasShell(s));
+if (missingShells.length)
+  console.warn(
+    `skipping the ${missingShells.join(" and ")} completion tests: not installed (apt-get install ${missingShells.join(" ")})`,
+  );
 
 /** Issue 32: `chaind completion bash|zsh|fish` prints a script that completes commands and flags. */
 describe("chaind completion", () => {
@@ -16,11 +23,14 @@ describe("chaind completion", () => {
     execFileSync("mkdir", ["-p", bin]);
     writeFileSync(join(bin, "chaind"), `#!/bin/sh\nexec "${process.execPath}" "${CHAIND_BIN}" "$@"\n`);
     chmodSync(join(bin, "chaind"), 0o755);
-    const r = await chaind(["completion", "bash"]);
-    expect(r.exitCode, r.stderr).toBe(0);
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const r = await chaind(["completion", shell]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      writeFileSync(join(dir, `chaind.${shell}`), r.stdout);
+    }
     script = join(dir, "chaind.bash");
-    writeFileSync(script, r.stdout);
   });
+  const withBin = () => ({ ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}` });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** What a real bash offers for `line<TAB>`, with the script sourced: `complete -p` and then each candidate. */
@@ -40,7 +50,7 @@ describe("chaind completion", () => {
           'printf "%s\\n" "${COMPREPLY[@]}"',
         ].join("\n"),
       ],
-      { env: { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}` }, encoding: "utf8" },
+      { env: withBin(), encoding: "utf8" },
     );
     const [registered, ...offered] = out.trim().split("\n");
     return { registered, offered: offered.filter(Boolean) };
@@ -68,4 +78,37 @@ describe("chaind completion", () => {
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toBe('Error: invalid argument "tcsh" for "chaind completion"');
   });
+
+  it.skipIf(missingShells.includes("fish"))(
+    "fish: complete -C offers query for chaind q, with its description",
+    () => {
+      const out = execFileSync(
+        "fish",
+        ["-c", `source ${dir}/chaind.fish; complete -C "chaind q"; complete -C "chaind start --pruning-k"`],
+        { env: withBin(), encoding: "utf8" },
+      );
+      expect(out.trim().split("\n")).toEqual([
+        "query\tQuerying subcommands",
+        expect.stringMatching(/^--pruning-keep-recent\t/),
+      ]);
+    },
+  );
+
+  it.skipIf(missingShells.includes("zsh"))(
+    "zsh: the function hands _describe the candidates for the words typed",
+    () => {
+      // _describe and compdef need an interactive completion system; stand-ins print what the script hands them.
+      const out = execFileSync(
+        "zsh",
+        [
+          "-c",
+          `compdef() { :; }; _describe() { print -l -- "\${(@P)2}"; }; source ${dir}/chaind.zsh
+words=(chaind ""); CURRENT=2; _chaind_completions`,
+        ],
+        { env: withBin(), encoding: "utf8" },
+      );
+      expect(out).toMatch(/^query:Querying subcommands$/m);
+      expect(out).toMatch(/^start:Run the full node$/m);
+    },
+  );
 });
