@@ -61,7 +61,8 @@ async function onlyTx(a: QueryArgs, query: string, what: string): Promise<TxResp
  */
 export function txLookupCommand(types: TypeRegistry): CommandModule {
   return {
-    command: "tx <hash|acc_seq|signature>",
+    // One positional: a hash, or with --type an "<addr>/<seq>" or signatures.
+    command: "tx <hash>",
     describe:
       'A committed transaction by hash, "<addr>/<seq>" combination or comma-separated signatures (--type)',
     builder: (b) =>
@@ -72,7 +73,6 @@ export function txLookupCommand(types: TypeRegistry): CommandModule {
         describe: "what the argument is",
       }),
     handler: async (raw) => {
-      // yargs reads `<hash|acc_seq|signature>` as one positional with aliases.
       const a = raw as unknown as QueryArgs & { type: (typeof TYPES)[number]; hash: string };
       const value = String(a.hash);
       let tx: TxResponse;
