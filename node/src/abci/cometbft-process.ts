@@ -25,8 +25,9 @@ export class CometbftProcess {
     });
   }
 
-  static start(opts: { binary: string; home: string }, logger: Logger): CometbftProcess {
-    const child = spawn(opts.binary, ["start", "--home", opts.home], {
+  /** `flags`: the listen addresses `chaind start` was given, passed on (`--rpc.laddr`, `--p2p.laddr`). */
+  static start(opts: { binary: string; home: string; flags?: string[] }, logger: Logger): CometbftProcess {
+    const child = spawn(opts.binary, ["start", "--home", opts.home, ...(opts.flags ?? [])], {
       stdio: ["ignore", "inherit", "inherit"],
       env: process.env,
     });

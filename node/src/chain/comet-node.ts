@@ -28,6 +28,8 @@ export interface CometNodeOptions extends NodeAppOptions {
   abciAddress?: string;
   /** The `cometbft` to run beside chaind; null: CometBFT is the operator's to run (`--with-comet=false`). */
   cometbft: string | null;
+  /** Flags for that cometbft: the listen addresses `start` was given, which override its config.toml too. */
+  cometbftFlags?: string[];
 }
 
 /**
@@ -123,7 +125,10 @@ export class CometNode extends NodeCoreFields {
       abci: this.abci.address,
     });
     if (this.opts.cometbft) {
-      const child = CometbftProcess.start({ binary: this.opts.cometbft, home: core.layout.home }, logger);
+      const child = CometbftProcess.start(
+        { binary: this.opts.cometbft, home: core.layout.home, flags: this.opts.cometbftFlags },
+        logger,
+      );
       this.child = child;
       void child.exited.then(({ code, signal }) =>
         this.stop(

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { NodeCallError } from "@chaind/core/comet-rpc-client";
 import { ConfigError } from "@chaind/core/config-table";
+import { YARGS_COMPLETION_HOOK } from "@chaind/core/shell-completion";
 import { CliError } from "../client/cli-error.js";
 import { cobraMessage, SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import type { ChainProgram } from "./chain-program.js";
@@ -80,18 +81,33 @@ async function runYargs(program: ChainProgram, argv: string[]): Promise<void> {
     import("yargs"),
     import("./lazy-command.js"),
   ]);
-  let cli = yargs(argv).scriptName(program.name).options(globalOptions);
+  // Flags such as `--rpc.laddr` are names, as cobra's are, not paths into nested objects.
+  let cli = yargs(argv)
+    .parserConfiguration({ "dot-notation": false })
+    .scriptName(program.name)
+    .options(globalOptions);
   for (const entry of CHAIND_COMMANDS) cli = cli.command(lazyCommand(entry, program) as never);
   await cli
     .middleware((args) => checkHomeGiven(argv, args._.map(String), String(args.home)), true)
     .demandCommand(1, SHOW_GROUP_HELP)
     .strict()
+    // Answers the completion scripts' --get-yargs-completions; `completion <shell>` is a command of its own.
+    .completion(YARGS_COMPLETION_HOOK, false)
     .help()
     .alias("help", "h")
     .fail((msg, err, y) => {
       if (err) throw err;
       if (msg === SHOW_GROUP_HELP) return y.showHelp("log");
-      throw new CliError(cobraMessage(msg, argv, program.name));
+      throw new CliError(cobraMessage(msg, argv, program.name, runningCommand(cli)));
     })
     .parseAsync();
+}
+
+/** The declaration of the innermost command yargs is running (`tx <hash>`), "" at the top. */
+function runningCommand(cli: unknown): string {
+  // yargs keeps the path of commands run in its context; its typings do not show the internal methods.
+  const internal = (cli as { getInternalMethods(): { getContext(): { fullCommands: string[] } } })
+    .getInternalMethods()
+    .getContext();
+  return internal.fullCommands.at(-1) ?? "";
 }

@@ -101,4 +101,9 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     describe: "Get and set client.toml, app.toml and config.toml values",
     load: async () => (await import("./config.js")).configCommand as Loaded,
   },
+  {
+    command: "completion <shell>",
+    describe: "Generate the autocompletion script for the specified shell",
+    load: async (p) => (await import("./completion.js")).completionCommand(p.name) as Loaded,
+  },
 ];

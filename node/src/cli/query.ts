@@ -4,12 +4,13 @@ import { CliError } from "../client/cli-error.js";
 import { SHOW_GROUP_HELP } from "../client/cobra-errors.js";
 import { type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
+import { txLookupCommand, txSearchCommand } from "../client/tx-lookup-commands.js";
 import { cliApp } from "./cli-app.js";
 import type { GlobalArgs } from "./global-options.js";
 
 /**
- * `chaind query <module> ...` for each module with queries, plus `tx <hash>`, `txs --query` and `block [height]`
- * from the node's RPC.
+ * `chaind query <module> ...` for each module with queries, plus `tx`, `txs` (the node's tx service)
+ * and `block [height]` (its RPC).
  */
 export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, GlobalArgs> {
   return {
@@ -30,28 +31,8 @@ export function queryCommand(def: AppDefinition): CommandModule<GlobalArgs, Glob
         }
       };
       return y
-        .command({
-          command: "tx <hash>",
-          describe: "A committed transaction by hash",
-          builder: (b) => b.options(queryOptions),
-          handler: (a) => {
-            if (!/^[0-9A-Fa-f]{64}$/.test(String(a.hash)))
-              throw new CliError(`invalid tx hash ${JSON.stringify(a.hash)}`);
-            return rpc(a, "tx", { hash: Buffer.from(String(a.hash), "hex").toString("base64") });
-          },
-        })
-        .command({
-          command: "txs",
-          describe: "Transactions matching an event query, e.g. --query \"message.sender='sdk1…'\"",
-          builder: (b) =>
-            b
-              .options(queryOptions)
-              .option("query", { type: "string", demandOption: true })
-              .option("page", { type: "number", default: 1 })
-              .option("limit", { type: "number", default: 30 }),
-          handler: (a) =>
-            rpc(a, "tx_search", { query: a.query, page: String(a.page), per_page: String(a.limit) }),
-        })
+        .command(txLookupCommand(app.context.types))
+        .command(txSearchCommand(app.context.types))
         .command({
           command: "block [height]",
           describe: "A block (the latest without a height)",

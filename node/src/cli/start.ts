@@ -7,6 +7,7 @@ import { CometNode } from "../chain/comet-node.js";
 import { CliError } from "../client/cli-error.js";
 import { type HomeConfig, readHomeConfig } from "../config/home-config.js";
 import { HomeLayout } from "../config/home-layout.js";
+import type { ConfigOverrides } from "../config/toml-file.js";
 import type { StopReason } from "../consensus/block-producer.js";
 import { ChainError } from "../errors/chain-error.js";
 import { SdkErrors } from "../errors/sdk-errors.js";
@@ -66,6 +67,44 @@ function minimumGasPrices(given: string | undefined, app: string, home: string, 
     );
   }
   return value;
+}
+
+/**
+ * simd's start flags that stand in for a config key on this run: flag -> [file, dotted key]. A value is checked
+ * as the file's would be.
+ */
+const CONFIG_FLAGS = {
+  "rpc.laddr": ["node", "rpc.laddr", "the JSON-RPC listen address, e.g. tcp://127.0.0.1:26657"],
+  "p2p.laddr": ["node", "p2p.laddr", "where CometBFT listens for peers (the cometbft engine)"],
+  "grpc.address": ["app", "grpc.address", "the gRPC listen address, e.g. localhost:9090"],
+  "api.address": ["app", "api.address", "the REST listen address, e.g. tcp://localhost:1317"],
+  pruning: ["app", "pruning", "pruning strategy: default, nothing, everything or custom"],
+  "pruning-keep-recent": ["app", "pruning-keep-recent", 'recent states to keep (with --pruning "custom")'],
+  "pruning-interval": ["app", "pruning-interval", 'prune every this many heights (with --pruning "custom")'],
+} as const;
+
+type ConfigFlag = keyof typeof CONFIG_FLAGS;
+
+/** The config keys the flags given set. */
+function configOverrides(args: StartArgs): { app: ConfigOverrides; node: ConfigOverrides } {
+  const out = { app: {} as ConfigOverrides, node: {} as ConfigOverrides };
+  for (const [flag, [file, key]] of Object.entries(CONFIG_FLAGS)) {
+    const given = (args as unknown as Record<string, unknown>)[flag];
+    if (given === undefined) continue;
+    const text = String(given);
+    // Numbers come as text so a bad one is named as given; TOML would hold them as integers.
+    const value = /^\d+$/.test(text) && key.startsWith("pruning-") ? Number(text) : text;
+    out[file][key] = { value, source: "command line", key: `--${flag}` };
+  }
+  return out;
+}
+
+/** The listen addresses given on the command line, for the cometbft `start` runs beside it. */
+function cometbftFlags(config: HomeConfig, overrides: ConfigOverrides): string[] {
+  const flags: string[] = [];
+  if (overrides["rpc.laddr"]) flags.push("--rpc.laddr", config.node.rpc.laddr);
+  if (overrides["p2p.laddr"]) flags.push("--p2p.laddr", config.node.p2p.laddr);
+  return flags;
 }
 
 interface StartArgs extends GlobalArgs {
@@ -131,11 +170,23 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
         .option("cometbft", {
           type: "string",
           describe: `the cometbft binary to run (default: ${flagEnvName(def.name, "cometbft")}, else cometbft on the PATH)`,
-        }) as never,
+        })
+        .options(
+          Object.fromEntries(
+            Object.entries(CONFIG_FLAGS).map(([flag, [file, , describe]]) => [
+              flag,
+              {
+                type: "string",
+                describe: `${describe} (overrides ${file === "app" ? "app.toml" : "config.toml"})`,
+              } as const,
+            ]),
+          ) as Record<ConfigFlag, { type: "string"; describe: string }>,
+        ) as never,
     handler: async (args) => {
       let config: HomeConfig;
+      const overrides = configOverrides(args);
       try {
-        config = readHomeConfig(new HomeLayout(args.home));
+        config = readHomeConfig(new HomeLayout(args.home), overrides);
       } catch (e) {
         throw new CliError(`cannot start node: ${(e as Error).message}`);
       }
@@ -164,6 +215,7 @@ export function startCommand(def: AppDefinition): CommandModule<GlobalArgs, Star
               ...options,
               abciAddress: args.address,
               cometbft: args["with-comet"] === false ? null : cometbftBinary(args.cometbft, def.name),
+              cometbftFlags: cometbftFlags(config, overrides.node),
             },
             { logger },
           );

@@ -36,11 +36,19 @@ function readTomlFile(path: string): { doc: TomlTable } | { problem: ConfigProbl
 export function parseTomlConfig<E extends Entries>(
   table: ConfigTable<E>,
   path: string,
+  overrides: ConfigOverrides = {},
 ): { config: ConfigOf<E>; problems: [] } | { config: null; problems: ConfigProblem[] } {
   const file = readTomlFile(path);
   if ("problem" in file) return { config: null, problems: [file.problem] };
-  return parseTable(table, tomlLookup(file.doc, path));
+  const fromFile = tomlLookup(file.doc, path);
+  return parseTable(table, (key) => overrides[key] ?? fromFile(key));
 }
+
+/**
+ * Values that stand in for a file's keys on one run (`start --rpc.laddr ...`), by dotted key; each is checked as
+ * the file's value would be, and a problem names its source (the flag).
+ */
+export type ConfigOverrides = Record<string, { value: unknown; source: string; key: string }>;
 
 /** {@link parseTomlConfig}, throwing a ConfigError with every problem. */
 export function readTomlConfig<E extends Entries>(table: ConfigTable<E>, path: string): ConfigOf<E> {

@@ -25,6 +25,7 @@ import {
   statusCommand,
   versionCommand,
 } from "./visor-commands.js";
+import { withCompletion } from "./visor-completion.js";
 
 /** The settings by `read`, with what it ignored (unknown keys in the file) logged as warnings. */
 function settings(
@@ -62,7 +63,7 @@ async function main(args: string[]): Promise<number> {
   const { configFile, argv } = takeCosmovisorConfig(args);
   if (argv[0] === "run") return run(argv.slice(1), configFile);
   const cfg = (requireLayout = true): VisorConfig => settings(loadVisorConfig, { configFile, requireLayout });
-  await yargs(argv)
+  await withCompletion(yargs(argv))
     .scriptName("visor")
     .option("cosmovisor-config", {
       alias: "c",

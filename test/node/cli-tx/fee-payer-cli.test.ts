@@ -142,7 +142,7 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     const sent = await cli("tx", "broadcast", a2.path, "-o", "json");
     expect(sent.exitCode, sent.stderr).toBe(0);
     const included = await waitForTx(JSON.parse(sent.stdout).txhash);
-    expect(included.tx_result.code).toBe(0);
+    expect(included.code).toBe(0);
     expect(await balance(alice.address)).toBe(before.alice - 7n);
     expect(await balance(bob.address)).toBe(before.bob - 5000n);
     expect(await sequence(alice.address)).toBe(seq.alice + 1);
@@ -158,7 +158,7 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     expect(ab.stderr).toBe(`signed for chain payer-1 by ${alice.address}`);
     const sent2 = await cli("tx", "broadcast", ab.path, "-o", "json");
     expect(sent2.exitCode, sent2.stderr).toBe(0);
-    expect((await waitForTx(JSON.parse(sent2.stdout).txhash)).tx_result.code).toBe(0);
+    expect((await waitForTx(JSON.parse(sent2.stdout).txhash)).code).toBe(0);
     expect(await balance(bob.address)).toBe(before.bob - 5000n - BigInt(Math.ceil(gas * 0.025)));
     // About twenty CLI runs, each a fresh process on a shared machine.
   }, 180_000);
@@ -195,7 +195,7 @@ describe("chaind CLI: a tx whose fee another account pays (--fee-payer, tx sign 
     const before = await balance(bob.address);
     const sent = await cli("tx", "broadcast", aba.path, "-o", "json");
     expect(sent.exitCode, sent.stderr).toBe(0);
-    expect((await waitForTx(JSON.parse(sent.stdout).txhash)).tx_result.code).toBe(0);
+    expect((await waitForTx(JSON.parse(sent.stdout).txhash)).code).toBe(0);
     expect(await balance(bob.address)).toBe(before - 5000n);
   }, 180_000);
 

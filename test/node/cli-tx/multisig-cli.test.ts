@@ -112,8 +112,8 @@ describe("a 2-of-3 multisig key in the CLI: keys add --multisig, tx sign --multi
     );
     const sent = JSON.parse(await ok(cli("tx", "broadcast", file("signed.json"), "-o", "json")));
     const result = await committed(sent.txhash);
-    expect(result.tx_result.code, result.tx_result.log).toBe(0);
-    const id = result.tx_result.events
+    expect(result.code, result.raw_log).toBe(0);
+    const id = result.events
       .find((e: { type: string }) => e.type === "submit_proposal")
       .attributes.find((a: { key: string }) => a.key === "proposal_id").value;
     await ok(cli("tx", "gov", "vote", id, "yes", "--from", "validator", ...FEES, "--wait"));

@@ -12,6 +12,11 @@ describe("the command line's argument errors, as cobra prints them", () => {
       [["status", "--frob"], "Error: unknown flag: --frob"],
       [["status", "--no-such-flag=1"], "Error: unknown flag: --no-such-flag"],
       [["tx", "bank", "send", "alice"], "Error: accepts 3 arg(s), received 1"],
+      // An extra argument of a leaf is too many arguments, not an unknown command.
+      [["tx", "bank", "send", "a", "b", "1stake", "extra"], "Error: accepts 3 arg(s), received 4"],
+      [["query", "tx", "AB", "CD", "EF"], "Error: accepts 1 arg(s), received 3"],
+      [["query", "block", "1", "2"], "Error: accepts at most 1 arg(s), received 2"],
+      [["query", "bank", "params", "x"], 'Error: unknown command "x" for "chaind query bank params"'],
       [["keys", "list", "--output"], "Error: flag needs an argument: --output"],
       [
         ["keys", "list", "--output", "xml"],
@@ -51,6 +56,20 @@ describe("the command line's argument errors, as cobra prints them", () => {
     expect(cobraMessage("Not enough arguments following: home", [], "chaind")).toBe(
       "flag needs an argument: --home",
     );
+    expect(
+      cobraMessage("Unknown arguments: x, y", ["gentx", "k", "1s", "x", "y"], "chaind", "gentx <k> [a]"),
+    ).toBe("accepts between 1 and 2 arg(s), received 4");
+    expect(cobraMessage("Unknown argument: x", ["q", "x"], "chaind", "query")).toBe(
+      'unknown command "x" for "chaind q"',
+    );
+    expect(
+      cobraMessage(
+        'Invalid values:\n  Argument: shell, Given: "tcsh", Choices: "bash", "zsh", "fish"',
+        ["completion", "tcsh"],
+        "chaind",
+        "completion <shell>",
+      ),
+    ).toBe('invalid argument "tcsh" for "chaind completion"');
     expect(cobraMessage("first\n  second", [], "chaind")).toBe("first second");
   });
 });

@@ -216,10 +216,15 @@ export class GovModule implements AppModule {
       p.finalTallyResult = outcome.tally;
       this.keeper.setProposal(ctx, p);
       ctx.events.emit("active_proposal", { proposal_id: String(id), proposal_result: result });
+      // Plain counts: a message object would log its internals ($typeName) instead of the tally.
+      const { yesCount, abstainCount, noCount, noWithVetoCount } = outcome.tally;
       ctx.logger.info("proposal tallied", {
         proposal: String(id),
         result,
-        tally: JSON.stringify(outcome.tally),
+        yes: yesCount,
+        abstain: abstainCount,
+        no: noCount,
+        no_with_veto: noWithVetoCount,
       });
     }
   }
