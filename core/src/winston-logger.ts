@@ -21,6 +21,13 @@ function plainValue(v: unknown): string {
   return typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
 }
 
+/** Values JSON has no form for, as a log reader wants them: bigints as decimal strings, errors as their message. */
+function jsonValue(_key: string, v: unknown): unknown {
+  if (typeof v === "bigint") return v.toString();
+  if (v instanceof Error) return v.message;
+  return v;
+}
+
 /** Parses `info`, `debug` or `store:debug,*:info` into a default level and module overrides. */
 export function parseLogLevel(spec: string): { level: LogLevel; moduleLevels: Record<string, LogLevel> } {
   let level: LogLevel = "info";
@@ -45,7 +52,14 @@ export function createWinstonLogger(opts: WinstonLoggerOpts): Logger {
   const timeFormat = opts.timeFormat ?? "iso";
   const lineFormat =
     opts.format === "json"
-      ? winston.format.combine(winston.format.timestamp(), winston.format.json())
+      ? winston.format.printf((info) => {
+          // zerolog's fields, as Cosmos nodes and cosmovisor write JSON lines: level, module, time, message.
+          const { level, message, module, ...rest } = info as Record<string, unknown>;
+          return JSON.stringify(
+            { level, ...(module ? { module } : {}), time: new Date().toISOString(), ...rest, message },
+            jsonValue,
+          );
+        })
       : winston.format.printf((info) => {
           const { level, message, module, timestamp: _t, ...rest } = info as Record<string, unknown>;
           const time =

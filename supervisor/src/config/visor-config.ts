@@ -132,6 +132,12 @@ export const VISOR_SETTINGS = defineTable({
       default: true,
       doc: "colored log lines when stderr is a terminal",
     }),
+    logFormat: setting({
+      name: "VISOR_LOG_FORMAT",
+      type: envChoice(["plain", "json"] as const),
+      default: "plain",
+      doc: "`json`: one JSON object per line of visor's own, with cosmovisor's (zerolog's) fields `level`, `module`, `time`, `message` and the line's values, as chaind's `--log_format json`",
+    }),
     timeFormatLogs: setting({
       name: "COSMOVISOR_TIMEFORMAT_LOGS",
       type: envChoice(TIME_FORMATS),

@@ -28,15 +28,21 @@ function redactingLogger(inner: Logger): Logger {
   };
 }
 
-/** winston, as COSMOVISOR_DISABLE_LOGS / COSMOVISOR_COLOR_LOGS / COSMOVISOR_TIMEFORMAT_LOGS ask (time in Go's layout). */
-export function visorLogger(c: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">): Logger {
+/**
+ * winston, as COSMOVISOR_DISABLE_LOGS / COSMOVISOR_COLOR_LOGS / COSMOVISOR_TIMEFORMAT_LOGS ask (time in Go's
+ * layout), or JSON lines with VISOR_LOG_FORMAT=json.
+ */
+export function visorLogger(
+  c: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs" | "logFormat">,
+): Logger {
   if (c.disableLogs) return silentLogger;
+  const json = c.logFormat === "json";
   return redactingLogger(
     createWinstonLogger({
       level: "info",
-      format: "plain",
+      format: c.logFormat,
       timeFormat: goTimeFormatter(c.timeFormatLogs),
-      colors: c.colorLogs && process.stderr.isTTY === true,
+      colors: !json && c.colorLogs && process.stderr.isTTY === true,
     }).child("visor"),
   );
 }
