@@ -22,6 +22,7 @@ import { chainAccount } from "../client/chain-account.js";
 import { chainPrefix } from "../client/chain-prefix.js";
 import { CliError } from "../client/cli-error.js";
 import { keyringOptions, withCliKeyring } from "../client/cli-keyring.js";
+import { committedTx } from "../client/committed-tx.js";
 import { directSignerInfo } from "../client/direct-signing.js";
 import { clientDefaults, type QueryArgs, queryOptions } from "../client/query-options.js";
 import { nodeClient, printJson } from "../client/run-query.js";
@@ -209,13 +210,21 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
       if (missing.length > 0) process.stderr.write(`still to sign: ${missing.join(", ")}\n`);
     },
   };
-  const broadcast: CommandModule<QueryArgs, QueryArgs & { file: string; "broadcast-mode"?: string }> = {
+  const broadcast: CommandModule<
+    QueryArgs,
+    QueryArgs & { file: string; "broadcast-mode"?: string; wait: boolean }
+  > = {
     command: "broadcast <file>",
     describe: "Broadcast a signed transaction file",
     builder: (y: Argv) =>
       y
         .options(queryOptions)
-        .option("broadcast-mode", { alias: "b", type: "string", choices: ["sync", "async"] }) as never,
+        .option("broadcast-mode", { alias: "b", type: "string", choices: ["sync", "async"] })
+        .option("wait", {
+          type: "boolean",
+          default: false,
+          describe: "wait until the transaction is in a block",
+        }) as never,
     handler: async (args) => {
       const tx = readTxFile(args.file, types);
       const unsigned = signersOf(tx, types, chainPrefix(args.home)).filter(
@@ -231,7 +240,7 @@ export function txFileCommands(types: TypeRegistry): CommandModule<QueryArgs, Qu
         throw new CliError(
           `transaction ${res.hash} rejected (code ${res.code}, ${res.codespace}): ${res.log}`,
         );
-      printJson(args, broadcastTxResponse(res.hash, res));
+      printJson(args, args.wait ? await committedTx(client, res.hash) : broadcastTxResponse(res.hash, res));
     },
   };
   const encode: CommandModule<QueryArgs, QueryArgs & { file: string }> = {

@@ -16,6 +16,7 @@ import { chainPrefix } from "./chain-prefix.js";
 import { CliError } from "./cli-error.js";
 import { withCliKeyring } from "./cli-keyring.js";
 import { parseCoinsArgument } from "./coin-arguments.js";
+import { committedTx } from "./committed-tx.js";
 import { encodeAuthInfo, encodeBody, type SignerInfoParts, type UnsignedTxParts } from "./direct-signing.js";
 import type { KeyInfo } from "./keyring/keyring.js";
 import { clientDefaults } from "./query-options.js";
@@ -24,9 +25,7 @@ import { cliSignBytes, signModeOf } from "./sign-mode-option.js";
 import { signingChainId } from "./signing-chain.js";
 import { checkTxArguments } from "./tx-argument-checks.js";
 import type { TxArgs } from "./tx-options.js";
-import { broadcastTxResponse, committedTxResponse } from "./tx-response.js";
-
-const WAIT_TIMEOUT_MS = 60_000;
+import { broadcastTxResponse } from "./tx-response.js";
 
 /** The fee for a gas limit, from --fees or --gas-prices; both flags are read (and refused) before anything else. */
 function feeOf(args: TxArgs): (gas: bigint) => { denom: string; amount: string }[] {
@@ -188,25 +187,5 @@ export async function runTx(
     printJson(args, broadcastTxResponse(txhash, res));
     return;
   }
-  const spinner = process.stderr.isTTY ? setInterval(() => process.stderr.write("."), 500) : undefined;
-  try {
-    const done = await client.waitForTx(txhash, WAIT_TIMEOUT_MS);
-    if (done.tx_result.code !== 0)
-      throw new CliError(
-        `transaction ${txhash} failed in block ${done.height} (code ${done.tx_result.code}, ${done.tx_result.codespace}): ${done.tx_result.log}`,
-      );
-    // The events too, as Cosmos prints them for a committed tx: a proposal id, a new validator, are in them.
-    const block = await client.call<{ block?: { header?: { time?: string } } }>("block", {
-      height: done.height,
-    });
-    printJson(args, committedTxResponse(txhash, done, block.block?.header?.time ?? ""));
-  } catch (e) {
-    if (e instanceof NodeCallError) throw new CliError(`waiting for ${txhash}: ${e.message}`);
-    throw e;
-  } finally {
-    if (spinner) {
-      clearInterval(spinner);
-      process.stderr.write("\n");
-    }
-  }
+  printJson(args, await committedTx(client, txhash));
 }

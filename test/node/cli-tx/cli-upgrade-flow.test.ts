@@ -162,17 +162,14 @@ describe("chaind CLI against a running node: sends, queries and an upgrade propo
     const sim = JSON.parse((await cli("tx", "simulate", offline, "-o", "json")).stdout);
     expect(Number(sim.gas_info.gas_used)).toBeGreaterThan(0);
 
-    const sent = await cli("tx", "broadcast", offline, "-o", "json");
+    // --wait: the TxResponse as the block committed it.
+    const sent = await cli("tx", "broadcast", offline, "--wait", "-o", "json");
     expect(sent.exitCode, sent.stderr).toBe(0);
-    const { txhash } = JSON.parse(sent.stdout);
-    for (let i = 0; i < 40; i++) {
-      const found = await cli("query", "tx", txhash, "-o", "json");
-      if (found.exitCode === 0) {
-        expect(JSON.parse(found.stdout).code).toBe(0);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const committed = JSON.parse(sent.stdout);
+    expect(Number(committed.height)).toBeGreaterThan(0);
+    expect(Number(committed.gas_used)).toBeGreaterThan(0);
+    const found = await cli("query", "tx", committed.txhash, "-o", "json");
+    expect(JSON.parse(found.stdout)).toMatchObject({ code: 0, height: committed.height });
     const again = await cli("tx", "broadcast", offline);
     expect(again.exitCode).not.toBe(0);
     expect(again.stderr.trim()).toMatch(
