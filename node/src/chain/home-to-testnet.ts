@@ -8,9 +8,10 @@ import type { HomeLayout } from "../config/home-layout.js";
 import { readPrivValidatorKey } from "../config/priv-validator-key.js";
 import { setTomlLine } from "../config/toml-edit.js";
 import { BlockStore } from "../consensus/block-store.js";
+import { CometBlockStoreReader } from "../consensus/comet-block-store-reader.js";
 import { signStateJson } from "../consensus/sign-state.js";
 import { pruningOptions } from "../store/pruning.js";
-import { StateStore } from "../store/state-store.js";
+import { type BatchOp, StateStore } from "../store/state-store.js";
 import { GENESIS_KEY } from "../store/state-store-keys.js";
 import { type GenesisHeader, genesisHeader, readGenesisRecord } from "./genesis-record.js";
 import { testnetConversionOp } from "./testnet-conversion-record.js";
@@ -23,15 +24,35 @@ export interface TestnetRequest {
   upgradeToTrigger?: string;
 }
 
+/**
+ * A CometBFT home goes on under the embedded engine: its block store starts at the app's height with CometBFT's
+ * block of that height (its txs' results stay in CometBFT's state.db), so the first testnet block names it as
+ * the block before, as it would under CometBFT.
+ */
+async function cometBlockBootstrap(layout: HomeLayout, height: number): Promise<BatchOp[]> {
+  const comet = await CometBlockStoreReader.open(layout.dataDir);
+  if (!comet) throw new TestnetRefusedError(`no CometBFT block store in ${layout.dataDir}`);
+  try {
+    const [meta, block] = [await comet.meta(height), await comet.block(height)];
+    if (!meta || !block)
+      throw new TestnetRefusedError(
+        `CometBFT's block store holds blocks ${comet.base}-${comet.height}, not the app's height ${height}`,
+      );
+    return BlockStore.bootstrapOps(block, meta, { height, txResults: [], events: [] });
+  } finally {
+    await comet.close();
+  }
+}
+
 /** A request `in-place-testnet` refuses: the home is left as it was. */
 export class TestnetRefusedError extends Error {}
 
 /**
- * Turns a stopped embedded-engine home into a one-validator testnet of `newChainId`: the chain id changes in the
+ * Turns a stopped home into a one-validator testnet of `newChainId`: the chain id changes in the
  * kept genesis record, genesis.json and client.toml, and the state changes wait as a pending record for the next
  * block, which commits them with its own (so every app hash up to the home's height stays the original chain's,
  * and the first testnet block's hash covers the conversion). The sign state starts over at the home's height,
- * since the validator now signs for another chain id.
+ * since the validator now signs for another chain id. A home CometBFT drove switches to the embedded engine.
  */
 export async function convertHomeToTestnet(
   layout: HomeLayout,
@@ -44,10 +65,7 @@ export async function convertHomeToTestnet(
   if (!existsSync(layout.dbDir))
     throw new TestnetRefusedError(`no chain to convert: no database at ${layout.dbDir}`);
   const config = readHomeConfig(layout);
-  if (config.node.consensusEngine !== "embedded")
-    throw new TestnetRefusedError(
-      `this home runs the ${config.node.consensusEngine} engine; in-place-testnet converts embedded-engine homes`,
-    );
+  const fromComet = config.node.consensusEngine === "cometbft";
   const signer = readPrivValidatorKey(layout.privValidatorKey);
   const store = await StateStore.open(
     { dir: layout.dbDir, pruning: pruningOptions(config.app) },
@@ -56,10 +74,12 @@ export async function convertHomeToTestnet(
   try {
     const height = store.latestHeight;
     if (height === 0) throw new TestnetRefusedError("no chain to convert: the home has no committed block");
-    const blocks = await BlockStore.open(store);
-    if (blocks.unappliedHeight !== undefined)
+    // Under CometBFT the app's database holds no blocks: they come from CometBFT's store.
+    const bootstrap = fromComet ? await cometBlockBootstrap(layout, height) : [];
+    const unapplied = fromComet ? undefined : (await BlockStore.open(store)).unappliedHeight;
+    if (unapplied !== undefined)
       throw new TestnetRefusedError(
-        `the node stopped inside block ${blocks.unappliedHeight} (an upgrade halt): start the binary that runs it first`,
+        `the node stopped inside block ${unapplied} (an upgrade halt): start the binary that runs it first`,
       );
     const kept: GenesisHeader =
       (await readGenesisRecord(store)) ?? genesisHeader(readGenesis(layout.genesisJson));
@@ -83,9 +103,14 @@ export async function convertHomeToTestnet(
           validatorPubKey: signer.pubKey,
           upgradeToTrigger: req.upgradeToTrigger,
         }),
+        ...bootstrap,
       ],
       { sync: true },
     );
+    if (fromComet) {
+      const text = readFileSync(layout.configToml, "utf8");
+      writeFileAtomic(layout.configToml, setTomlLine(text, null, "consensus_engine", '"embedded"'));
+    }
     if (existsSync(layout.genesisJson)) {
       const doc = readGenesis(layout.genesisJson);
       writeGenesis(layout.genesisJson, { ...doc, chain_id: req.newChainId });
