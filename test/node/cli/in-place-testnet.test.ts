@@ -245,7 +245,7 @@ describe("chaind in-place-testnet", () => {
       testchainBin("v1"),
     );
     const exited = await halted.proc;
-    expect(exited.exitCode).not.toBe(0);
+    expect(exited.exitCode).toBe(3);
     expect(halted.out.lines.join("\n")).toContain(`UPGRADE "v2" NEEDED at height: ${at + 1}`);
     const info = JSON.parse(readFileSync(join(copy, "data/upgrade-info.json"), "utf8"));
     expect(info).toMatchObject({ name: "v2", height: at + 1 });
