@@ -58,6 +58,7 @@ describe("chaind in-place-testnet", () => {
   let keys: TestnetKey[];
   let height: number;
   let bobBalance: string;
+  let appHashAtHeight: string | undefined;
   let running: TestnetProcess | undefined;
   const key = (name: string) => keys.find((k) => k.name === name)!;
 
@@ -117,6 +118,8 @@ describe("chaind in-place-testnet", () => {
     const status = await chaind(["status", "--home", home]);
     height = Number(JSON.parse(status.stdout).sync_info.latest_block_height);
     expect(height).toBeGreaterThan(2);
+    appHashAtHeight = started.node.committed().get(height);
+    expect(appHashAtHeight).toMatch(/^[0-9A-F]{64}$/);
   }, 120_000);
   afterEach(async () => {
     await running?.stop();
@@ -218,11 +221,50 @@ describe("chaind in-place-testnet", () => {
     }
     expect(passed).toBe("PROPOSAL_STATUS_PASSED");
     // The converted chain's blocks go on from the original height, under the new chain id.
-    const block = await new NodeRpcClient(rpc).call<{ block: { header: { chain_id: string } } }>("block", {
-      height: String(height + 1),
-    });
+    // The first testnet block names the original chain's app hash at the conversion height: the conversion is
+    // in the app hash of that block, not rewritten into the old chain's.
+    const block = await new NodeRpcClient(rpc).call<{
+      block: { header: { chain_id: string; app_hash: string } };
+    }>("block", { height: String(height + 1) });
     expect(block.block.header.chain_id).toBe("test-1");
+    expect(block.block.header.app_hash).toBe(appHashAtHeight);
   }, 150_000);
+
+  it("keeps a conversion the node did not get to apply for the next start, which applies it once", async () => {
+    const copy = copyHome(home, join(dir, "pending"));
+    const alice = key("alice").address;
+    // start refuses an empty minimum gas price: the home is converted, but no testnet block is made.
+    const stopped = await chaind([
+      ...["in-place-testnet", "test-3", alice, "--home", copy, "--skip-confirmation"],
+      ...["--minimum-gas-prices", ""],
+    ]);
+    expect(stopped.exitCode).toBe(1);
+    expect(stopped.stderr).toMatch(/min gas price/);
+    expect(chainIdIn(copy)).toBe("test-3");
+
+    const first = new NodeProcess(copy);
+    try {
+      const rpc = (await first.waitFor(/\brpc listening address=(\S+)/))[1];
+      await first.waitFor(/in-place testnet: the next block applies the conversion/);
+      await first.waitFor(new RegExp(`committed block .*height=${height + 2} `), 60_000);
+      const cli = (...args: string[]) => chaind([...args, "--home", copy, "--node", rpc]);
+      const validators = JSON.parse((await cli("q", "staking", "validators", "-o", "json")).stdout)
+        .validators as { operator_address: string; status: string }[];
+      expect(
+        validators.filter((v) => v.status === "BOND_STATUS_BONDED").map((v) => v.operator_address),
+      ).toEqual([valoperOf(alice)]);
+    } finally {
+      await stopNode(first);
+    }
+    // Committed with block H+1, the pending conversion is gone: a restart does not apply it (nor mint) again.
+    const again = new NodeProcess(copy);
+    try {
+      await again.waitFor(/committed block /);
+      expect(again.lines.some((l) => /in-place testnet/.test(l))).toBe(false);
+    } finally {
+      await stopNode(again);
+    }
+  }, 120_000);
 
   it("with --trigger-testnet-upgrade halts at the next height for the new binary, which goes on", async () => {
     const v1Home = join(dir, "v1");
