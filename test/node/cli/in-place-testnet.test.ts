@@ -141,6 +141,13 @@ describe("chaind in-place-testnet", () => {
       ["test-1", key("alice").address, "--trigger-testnet-upgrade", ""],
       /^Error: cannot convert: --trigger-testnet-upgrade needs an upgrade name/,
     );
+    // Without --skip-confirmation it asks first, as the SDK does; anything but yes changes nothing.
+    const declined = await chaind(["in-place-testnet", "test-1", key("alice").address, "--home", copy], {
+      input: "n\n",
+    });
+    expect(declined.exitCode).toBe(1);
+    expect(declined.stderr).toContain("cannot be undone. Do you want to continue? (y/n)");
+    expect(declined.stderr).toMatch(/Error: aborted: nothing changed/);
     const node = new NodeProcess(copy);
     try {
       await node.waitFor(/committed block /);
