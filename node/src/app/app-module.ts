@@ -4,6 +4,7 @@ import type { ConsensusValidator } from "./consensus-validators.js";
 import type { Context } from "./context.js";
 import type { ModuleCliContext, ModuleCommand } from "./module-command.js";
 import type { ServiceRegistrar } from "./service-registrar.js";
+import type { TestnetConversion } from "./testnet-conversion.js";
 
 /** A migration step: moves a module's state from version `from` to `from + 1`. */
 export type Migration = (ctx: Context) => Promise<void>;
@@ -37,6 +38,8 @@ export interface AppModule {
    */
   consensusValidators?(ctx: Context): Promise<ConsensusValidator[]>;
   registerServices?(registrar: ServiceRegistrar): void;
+  /** `in-place-testnet`: changes the module's state so one operator and one validator key can drive the chain. */
+  convertToTestnet?(ctx: Context, t: TestnetConversion): Promise<void>;
   /** Keyed by the version a step starts from. */
   readonly migrations?: Readonly<Record<number, Migration>>;
   /** `<app> tx <name> ...`: the module's transactions, built, signed and broadcast from the command line. */

@@ -39,6 +39,7 @@ import {
   SIMULATION_CONCURRENCY,
   type SimulationLimits,
 } from "./simulation-limits.js";
+import type { TestnetConversion } from "./testnet-conversion.js";
 import { type DecodedTx, decodeTx } from "./tx-decoder.js";
 import { encodeTxMsgData, type MsgResponse } from "./tx-msg-data.js";
 import { errorResult, type TxResult } from "./tx-result.js";
@@ -133,8 +134,13 @@ export class App {
   );
   private readonly simulationLimits: SimulationLimits;
   private checkState: CacheMultiStore;
-  /** Genesis writes wait here until the first block, which commits them with its own changes. */
-  private genesisState: CacheMultiStore | null = null;
+  /**
+   * Writes made outside a block wait here for the next one, which commits them with its own changes: genesis
+   * before the first block, an in-place testnet's conversion before the first block of the testnet.
+   */
+  private stagedState: CacheMultiStore | null = null;
+  /** Records outside the state committed in the same batch as the staged writes. */
+  private stagedOps: BatchOp[] = [];
   private pending: {
     height: number;
     changes: ChangeSet;
@@ -234,10 +240,30 @@ export class App {
       await m.initGenesis?.(ctx, genesis.app_state[m.name] ?? m.defaultGenesis?.());
     }
     await this.deliverGenTxs(genesis, ms, block);
-    this.genesisState = ms;
+    this.stagedState = ms;
     this.checkState = ms.branch();
     this.lastValidators = await this.validatorSet(ms, block);
     return { appHash: this.deps.store.stateAfter(ms.changeSet()).appHash, validators: this.lastValidators };
+  }
+
+  /**
+   * Stages an in-place testnet's conversion on the committed state: every module's `convertToTestnet`, run as
+   * at the next height. The next block commits it with its own changes and `ops` (what marks it pending).
+   */
+  async stageTestnetConversion(t: TestnetConversion, ops: BatchOp[]): Promise<void> {
+    if (this.stagedState) throw new Error("a conversion or genesis is staged already");
+    const ms = new CacheMultiStore(this.deps.store.view());
+    const block: BlockHeaderInfo = {
+      chainId: this.opts.chainId,
+      height: this.deps.store.nextHeight,
+      time: new Date(),
+      proposerAddress: new Uint8Array(),
+    };
+    const ctx = this.context(ms, block, "finalize");
+    for (const m of this.deps.modules) await m.convertToTestnet?.(ctx, t);
+    this.stagedState = ms;
+    this.stagedOps = ops;
+    this.checkState = ms.branch();
   }
 
   /** Runs genesis transactions (gentxs collected into `genutil.gen_txs`) on top of the modules' genesis. */
@@ -367,7 +393,7 @@ export class App {
         throw new Error(
           `cannot finalize block ${req.height}: last committed is ${latest}, the next is ${this.deps.store.nextHeight}`,
         );
-      const ms = this.genesisState ?? new CacheMultiStore(this.deps.store.view());
+      const ms = this.stagedState ?? new CacheMultiStore(this.deps.store.view());
       const block: BlockHeaderInfo = {
         chainId: this.opts.chainId,
         height: req.height,
@@ -418,10 +444,11 @@ export class App {
     return this.lock.run(async () => {
       const p = this.pending;
       if (!p) throw new Error("commit without a finalized block");
-      await this.deps.store.commit(p.height, p.changes, extraOps, p.after);
+      await this.deps.store.commit(p.height, p.changes, [...extraOps, ...this.stagedOps], p.after);
       this.lastValidators = p.validators;
       this.pending = null;
-      this.genesisState = null;
+      this.stagedState = null;
+      this.stagedOps = [];
       this.checkState = new CacheMultiStore(this.deps.store.view());
       return { height: p.height, appHash: p.after.appHash };
     });
@@ -430,7 +457,8 @@ export class App {
   /** The store now holds a snapshot's state (state sync): what the App kept of the state before is dropped. */
   adoptRestoredState(): void {
     this.pending = null;
-    this.genesisState = null;
+    this.stagedState = null;
+    this.stagedOps = [];
     this.lastValidators = null;
     this.checkState = new CacheMultiStore(this.deps.store.view());
   }

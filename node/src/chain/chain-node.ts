@@ -15,6 +15,7 @@ import {
 } from "./node-app.js";
 import { registerNodeService } from "./node-service.js";
 import { embeddedTendermintBackend, registerTendermintService } from "./tendermint-service.js";
+import { readTestnetConversion, testnetConversionDoneOp } from "./testnet-conversion-record.js";
 import { embeddedTxBackend, registerTxService } from "./tx-service.js";
 
 export type ChainNodeOptions = NodeAppOptions;
@@ -50,6 +51,13 @@ export class ChainNode extends NodeCoreFields {
           await app.initChain(doc);
         }
         await writeGenesisRecord(store, genesis);
+      }
+      const conversion = await readTestnetConversion(store);
+      if (conversion) {
+        await app.stageTestnetConversion(conversion, [testnetConversionDoneOp]);
+        deps.logger.info("in-place testnet: the next block applies the conversion", {
+          height: store.nextHeight,
+        });
       }
       const blocks = await BlockStore.open(store);
       const signState = SignState.open(layout.privValidatorState);

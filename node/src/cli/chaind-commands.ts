@@ -44,6 +44,12 @@ export const CHAIND_COMMANDS: CommandEntry[] = [
     load: async (p) => (await import("./testnet.js")).testnetCommand(await p.app()) as Loaded,
   },
   {
+    command: "in-place-testnet <new-chain-id> <operator-address>",
+    describe:
+      "Turn this home's chain into a one-validator testnet of a new chain id (this node's key, the operator's power), and start it",
+    load: async (p) => (await import("./in-place-testnet.js")).inPlaceTestnetCommand(await p.app()) as Loaded,
+  },
+  {
     command: "export",
     describe: "Export state to JSON as a genesis document (the node must be stopped)",
     load: async (p) => (await import("./export.js")).exportCommand(await p.app()) as Loaded,

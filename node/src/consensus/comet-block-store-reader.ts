@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
+import { concatBytes } from "@chaind/core/bytes";
 import { decodeBlockStoreRange } from "@chaind/core/comet-block-store-state";
-import { type BlockMeta, BlockMetaSchema } from "@chaind/proto/tendermint/types/types_pb";
+import { type Block, BlockSchema } from "@chaind/proto/tendermint/types/block_pb";
+import { type BlockMeta, BlockMetaSchema, PartSchema } from "@chaind/proto/tendermint/types/types_pb";
 import type { Level } from "level";
 import { openLevelDb } from "../store/leveldb-open.js";
 
 const STATE_KEY = new TextEncoder().encode("blockStore");
 const metaKey = (height: number) => new TextEncoder().encode(`H:${height}`);
+const partKey = (height: number, index: number) => new TextEncoder().encode(`P:${height}:${index}`);
 
 /**
  * CometBFT's block store (data/blockstore.db) of a stopped node, read-only: the saved height range and each
@@ -38,6 +41,19 @@ export class CometBlockStoreReader {
   async meta(height: number): Promise<BlockMeta | undefined> {
     const raw = await this.db.get(metaKey(height));
     return raw && fromBinary(BlockMetaSchema, raw);
+  }
+
+  /** A block, put back together from the parts CometBFT stores it in; undefined when it is not stored. */
+  async block(height: number): Promise<Block | undefined> {
+    const total = (await this.meta(height))?.blockId?.partSetHeader?.total;
+    if (!total) return undefined;
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < total; i++) {
+      const raw = await this.db.get(partKey(height, i));
+      if (!raw) return undefined;
+      parts.push(fromBinary(PartSchema, raw).bytes);
+    }
+    return fromBinary(BlockSchema, concatBytes(...parts));
   }
 
   close(): Promise<void> {

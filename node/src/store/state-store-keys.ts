@@ -31,6 +31,8 @@ export const META_KEY = StateStoreKeys.meta.encode("commit");
 export const STATE_DIGEST_KEY = StateStoreKeys.meta.encode("stateDigest");
 /** The genesis document without its app state, kept at InitChain (chain/genesis-record.ts). */
 export const GENESIS_KEY = StateStoreKeys.meta.encode("genesis");
+/** An in-place testnet conversion the next block applies (chain/testnet-conversion-record.ts). */
+export const TESTNET_CONVERSION_KEY = StateStoreKeys.meta.encode("testnetConversion");
 
 /** The height ends a version key and has a fixed width, so a key's versions share all bytes before it. */
 const HEIGHT_WIDTH = safeUint64Key.encode(0).length;

@@ -1,5 +1,5 @@
 import { create, fromJson, type JsonObject, type JsonValue, toJson } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { durationFromMs, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   file_sdk_gov_v1_gov,
   type GenesisState,
@@ -19,6 +19,7 @@ import { EventManager } from "../../app/events.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { fromProtoJson, PROTO_JSON_WRITE, toProtoJson } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import { TESTNET_VOTING_PERIOD_MS, type TestnetConversion } from "../../app/testnet-conversion.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { toChainError } from "../../errors/chain-error.js";
 import { CacheMultiStore } from "../../store/cache-multi-store.js";
@@ -133,6 +134,15 @@ export class GovModule implements AppModule {
     }) as JsonObject;
     json.proposals = proposals.map((p) => toProtoJson(ProposalSchema, p, this.types));
     return json;
+  }
+
+  /** Short voting periods, so the testnet's operator sees a proposal pass within a minute. */
+  async convertToTestnet(ctx: Context, _t: TestnetConversion): Promise<void> {
+    const params = await this.keeper.getParams(ctx);
+    params.votingPeriod = durationFromMs(TESTNET_VOTING_PERIOD_MS);
+    // Expedited voting must stay shorter than regular voting.
+    params.expeditedVotingPeriod = durationFromMs(TESTNET_VOTING_PERIOD_MS / 2);
+    this.keeper.setParams(ctx, params);
   }
 
   registerServices(r: ServiceRegistrar): void {

@@ -4,6 +4,7 @@ import { PubKeySchema as Ed25519PubKeySchema } from "@chaind/proto/sdk/crypto/ed
 import {
   BondStatus,
   type CommissionRates,
+  CommissionRatesSchema,
   type Delegation,
   DelegationSchema,
   type Params,
@@ -56,6 +57,9 @@ export function defaultStakingParams(): Params {
     minCommissionRate: formatDecWire(0n),
   });
 }
+
+/** The testnet validator's commission rate and largest daily change: 0.05, as the SDK's testnet validator. */
+const TESTNET_COMMISSION = DEC_ONE / 20n;
 
 const badRequest = (why: string) => ChainError.wrap(SdkErrors.InvalidRequest, why);
 
@@ -406,6 +410,47 @@ export class StakingKeeper {
       );
     if (list[0].amount <= 0n) throw badRequest("invalid delegation amount");
     return list[0].amount;
+  }
+
+  /**
+   * `in-place-testnet`: every validator stops being bonded (its stake and delegations stay, in the bonded pool
+   * as before), and the operator's validator, signing with `pubkey`, becomes the only bonded one, with a
+   * self-delegation of `tokens` from the operator's account. An operator that runs a validator already keeps it,
+   * with the new key.
+   */
+  async makeSoleValidator(
+    ctx: Context,
+    v: { operator: Uint8Array; pubkey: Validator["consensusPubkey"]; tokens: bigint },
+  ): Promise<void> {
+    for await (const val of this.validators(ctx))
+      if (val.status === BondStatus.BONDED) {
+        val.status = BondStatus.UNBONDED;
+        this.setValidator(ctx, val);
+      }
+    const params = await this.getParams(ctx);
+    const amount = Coins.from([{ denom: params.bondDenom, amount: v.tokens }]);
+    const operator = this.valoper.toString(v.operator);
+    const own = await this.getValidator(ctx, v.operator);
+    if (!own) {
+      const min = parseDecWire(params.minCommissionRate);
+      const rate = min > TESTNET_COMMISSION ? min : TESTNET_COMMISSION;
+      return this.createValidator(ctx, {
+        operator,
+        pubkey: v.pubkey,
+        moniker: "Testnet Validator",
+        amount,
+        commission: create(CommissionRatesSchema, {
+          rate: formatDecWire(rate),
+          maxRate: formatDecWire(DEC_ONE),
+          maxChangeRate: formatDecWire(TESTNET_COMMISSION),
+        }),
+      });
+    }
+    own.status = BondStatus.BONDED;
+    own.jailed = false;
+    own.consensusPubkey = v.pubkey;
+    this.setValidator(ctx, own);
+    await this.delegate(ctx, this.addresses.toString(v.operator), operator, amount);
   }
 
   /** Bonded tokens of every bonded validator: the voting power governance counts. */

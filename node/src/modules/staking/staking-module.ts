@@ -1,4 +1,6 @@
 import { create, fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { PubKeySchema as Ed25519PubKeySchema } from "@chaind/proto/sdk/crypto/ed25519/keys_pb";
 import { file_sdk_staking_v1beta1_query, Query } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import {
   BondStatus,
@@ -8,11 +10,18 @@ import {
 } from "@chaind/proto/sdk/staking/v1beta1/staking_pb";
 import { file_sdk_staking_v1beta1_tx, Msg } from "@chaind/proto/sdk/staking/v1beta1/tx_pb";
 import type { AppModule } from "../../app/app-module.js";
+import { Coins } from "../../app/coins.js";
 import type { ConsensusValidator } from "../../app/consensus-validators.js";
 import type { Context } from "../../app/context.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { PROTO_JSON_WRITE } from "../../app/proto-json.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import {
+  TESTNET_OPERATOR_FUNDS,
+  TESTNET_SELF_DELEGATION,
+  TESTNET_UNBONDING_MS,
+  type TestnetConversion,
+} from "../../app/testnet-conversion.js";
 import type { TypeRegistry } from "../../app/type-registry.js";
 import { moduleAddress } from "../../crypto/address.js";
 import { mapKey } from "../../store/map-key.js";
@@ -122,6 +131,24 @@ export class StakingModule implements AppModule {
       throw new Error(
         `staking genesis: bonded pool balance is different from bonded coins: ${pool}${params.bondDenom} and ${bonded}${params.bondDenom}`,
       );
+  }
+
+  /**
+   * The operator gets funds (minted, so the supply stays the sum of balances) and becomes the only bonded
+   * validator, signing with this node's key; unbonding takes a minute.
+   */
+  async convertToTestnet(ctx: Context, t: TestnetConversion): Promise<void> {
+    const params = await this.keeper.getParams(ctx);
+    params.unbondingTime = durationFromMs(TESTNET_UNBONDING_MS);
+    this.keeper.setParams(ctx, params);
+    const funds = Coins.from([{ denom: params.bondDenom, amount: TESTNET_OPERATOR_FUNDS }]);
+    await this.bank.mintCoins(ctx, NOT_BONDED_POOL, funds);
+    await this.bank.sendCoinsFromModuleToAccount(ctx, NOT_BONDED_POOL, t.operator, funds);
+    await this.keeper.makeSoleValidator(ctx, {
+      operator: t.operator,
+      pubkey: this.types.pack(Ed25519PubKeySchema, create(Ed25519PubKeySchema, { key: t.validatorPubKey })),
+      tokens: TESTNET_SELF_DELEGATION,
+    });
   }
 
   async consensusValidators(ctx: Context): Promise<ConsensusValidator[]> {

@@ -1,12 +1,13 @@
-import type { JsonValue } from "@bufbuild/protobuf";
+import { create, type JsonValue } from "@bufbuild/protobuf";
 import { file_sdk_upgrade_v1beta1_query, Query } from "@chaind/proto/sdk/upgrade/v1beta1/query_pb";
 import { file_sdk_upgrade_v1beta1_tx, Msg } from "@chaind/proto/sdk/upgrade/v1beta1/tx_pb";
-import { file_sdk_upgrade_v1beta1_upgrade } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
+import { file_sdk_upgrade_v1beta1_upgrade, PlanSchema } from "@chaind/proto/sdk/upgrade/v1beta1/upgrade_pb";
 import type { AppModule } from "../../app/app-module.js";
 import type { Context } from "../../app/context.js";
 import type { ModuleCliContext, ModuleCommand } from "../../app/module-command.js";
 import { runMigrations } from "../../app/module-migrations.js";
 import type { ServiceRegistrar } from "../../app/service-registrar.js";
+import type { TestnetConversion } from "../../app/testnet-conversion.js";
 import { deleteStore, renameStore } from "../../store/store-upgrades.js";
 import { UPGRADE_AMINO_TYPES } from "./upgrade-amino.js";
 import { upgradeQueryCommand, upgradeTxCommand } from "./upgrade-cli.js";
@@ -76,6 +77,17 @@ export class UpgradeModule implements AppModule {
 
   queryCommand(ctx: ModuleCliContext): ModuleCommand {
     return upgradeQueryCommand(ctx.types);
+  }
+
+  /** `--trigger-testnet-upgrade`: the plan is due in the testnet's first block, as if governance had passed it. */
+  async convertToTestnet(ctx: Context, t: TestnetConversion): Promise<void> {
+    if (t.upgradeToTrigger === undefined) return;
+    if ((await this.keeper.doneHeight(ctx, t.upgradeToTrigger)) > 0n)
+      throw new Error(`upgrade "${t.upgradeToTrigger}" has already been completed on this chain`);
+    this.keeper.setPlan(
+      ctx,
+      create(PlanSchema, { name: t.upgradeToTrigger, height: BigInt(ctx.block.height), info: "" }),
+    );
   }
 
   async haltsAt(ctx: Context): Promise<boolean> {
