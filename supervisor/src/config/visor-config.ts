@@ -132,12 +132,6 @@ export const VISOR_SETTINGS = defineTable({
       default: true,
       doc: "colored log lines when stderr is a terminal",
     }),
-    logFormat: setting({
-      name: "VISOR_LOG_FORMAT",
-      type: envChoice(["plain", "json"] as const),
-      default: "plain",
-      doc: "`json`: one JSON object per line of visor's own, with cosmovisor's (zerolog's) fields `level`, `module`, `time`, `message` and the line's values, as chaind's `--log_format json`",
-    }),
     timeFormatLogs: setting({
       name: "COSMOVISOR_TIMEFORMAT_LOGS",
       type: envChoice(TIME_FORMATS),
@@ -155,6 +149,12 @@ export const VISOR_SETTINGS = defineTable({
       type: envBool,
       default: false,
       doc: "keep the plan name's case for the folder",
+    }),
+    logFormat: setting({
+      name: "VISOR_LOG_FORMAT",
+      type: envChoice(["plain", "json"] as const),
+      default: "plain",
+      doc: "`json`: one JSON object per line of visor's own, with cosmovisor's (zerolog's) fields `level`, `module`, `time`, `message` and the line's values, as chaind's `--log_format json`",
     }),
     restAddress: setting({
       name: "VISOR_REST_ADDRESS",
