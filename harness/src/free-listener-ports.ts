@@ -3,15 +3,30 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { parse, stringify } from "smol-toml";
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+/**
+ * The first of `count` consecutive loopback ports that are all free now. Taken below Linux's ephemeral range
+ * (32768 on), where the OS hands out the ports that other tests' clients and `listen(0)` ask it for, so none of
+ * them can take one between this check and the bind (a port the OS picked could be).
+ */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const start = 10_000 + Math.floor(Math.random() * (32_000 - 10_000 - count));
+    const ports = Array.from({ length: count }, (_, i) => start + i);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return start;
+  }
+  throw new Error(`no ${count} consecutive free ports found on 127.0.0.1`);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  return freePortRange(1);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
 }
 

@@ -1,9 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { parse, stringify } from "smol-toml";
-import { useCometbftEngine } from "./free-listener-ports.js";
+import { freePortRange, useCometbftEngine } from "./free-listener-ports.js";
 import { CHAIND_CLI, LocalTestnet, type ProposalOptions } from "./local-testnet.js";
 
 export interface LocalNetworkOptions {
@@ -308,25 +307,4 @@ function editToml(path: string, apply: (doc: Record<string, unknown>) => void): 
   const doc = readToml(path);
   apply(doc);
   writeFileSync(path, stringify(doc));
-}
-
-/**
- * The first of `count` consecutive loopback ports that are all free now. Taken below Linux's ephemeral range
- * (32768 on), where the OS hands out the ports other tests ask it for, so they cannot take one meanwhile.
- */
-async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const start = 10_000 + Math.floor(Math.random() * (32_000 - 10_000 - count));
-    const ports = Array.from({ length: count }, (_, i) => start + i);
-    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return start;
-  }
-  throw new Error(`no ${count} consecutive free ports found on 127.0.0.1`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
 }
