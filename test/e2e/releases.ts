@@ -48,12 +48,14 @@ function sourceKey(): string {
  * fixtures/testchain/<v> built with `npm run release`'s code, once per source state (every test file of a run
  * shares the build through a cache folder), copied into `out` for a release server at `baseUrl`.
  */
+const VERSIONS = { v1: "1.0.0", v2: "2.0.0", v3: "3.0.0", "v2-broken": "2.0.0-broken" } as const;
+
 export async function fixtureRelease(
   out: string,
   baseUrl: string,
-  v: "v1" | "v2" | "v3",
+  v: keyof typeof VERSIONS,
 ): Promise<FixtureRelease> {
-  const version = `${v.slice(1)}.0.0`;
+  const version = VERSIONS[v];
   const cache = join(tmpdir(), `chaind-e2e-releases-${sourceKey()}`, v);
   if (!existsSync(cache)) {
     // Built aside and renamed into place, so a parallel test file never sees half a cache entry.

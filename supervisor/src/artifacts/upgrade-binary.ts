@@ -38,6 +38,8 @@ const STAGED_UNPACKED = "unpacked";
 
 export interface FetchProgress {
   onProgress?: (received: number, total: number | null) => void;
+  /** Told when a pre-fetch's download has ended and when its bytes are verified (a rehearsal times both). */
+  onStaged?: (step: "downloaded" | "verified") => void;
 }
 
 type Deps = { logger: Logger } & FetchProgress;
@@ -349,7 +351,9 @@ export async function stageUpgradeArtifact(
   );
   try {
     const got = await download(plan, artifact, join(tmp.path, STAGED_ARTIFACT), config, deps);
+    deps.onStaged?.("downloaded");
     const source = await verifiedSource(plan, artifact, got, config);
+    deps.onStaged?.("verified");
     const unpacked = await unpackStaged(tmp.path, config.name, deps.logger);
     writeSource(tmp.path, unpacked ? { ...source, unpacked } : source);
     tmp.open();

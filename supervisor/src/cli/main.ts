@@ -1,3 +1,4 @@
+import { parseGoDuration } from "@chaind/core/go-duration";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import {
@@ -20,6 +21,7 @@ import {
   configCommand,
   initCommand,
   prepareUpgradeCommand,
+  rehearseCommand,
   rollbackCommand,
   showUpgradeInfoCommand,
   statusCommand,
@@ -57,6 +59,23 @@ async function run(args: string[], configFile?: string): Promise<number> {
   } finally {
     await lock.release();
   }
+}
+
+function wholeNumberFlag(name: string, v: number): number {
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new VisorError("CONFIG", `invalid --${name} ${v}: a whole number from 1`);
+  return v;
+}
+
+function durationFlag(name: string, v: string): number {
+  let ms: number;
+  try {
+    ms = parseGoDuration(v);
+  } catch (e) {
+    throw new VisorError("CONFIG", `invalid --${name} ${JSON.stringify(v)}: ${(e as Error).message}`);
+  }
+  if (ms <= 0) throw new VisorError("CONFIG", `invalid --${name} ${JSON.stringify(v)}: must be positive`);
+  return ms;
 }
 
 async function main(args: string[]): Promise<number> {
@@ -135,6 +154,33 @@ async function main(args: string[]): Promise<number> {
       "Print what visor runs, the next upgrade and whether it is ready, the batch queue and the last upgrade",
       (y) => y.option("output", { alias: "o", choices: ["text", "json"], default: "text" }),
       (a) => statusCommand(cfg(), a.output === "json" ? "json" : "text"),
+    )
+    .command(
+      "rehearse [plan]",
+      "Run the scheduled upgrade (or the named one) on a private copy of this home while the node runs, and report",
+      (y) =>
+        y
+          .positional("plan", { type: "string", describe: "a plan other than the one the chain schedules" })
+          .option("output", { alias: "o", choices: ["text", "json"], default: "text" })
+          .option("blocks", {
+            type: "number",
+            default: 3,
+            describe: "blocks the new binary must commit, the upgrade block among them",
+          })
+          .option("timeout", {
+            type: "string",
+            default: "1h",
+            describe: "how long the copy may take from its start to those blocks (Go duration)",
+          })
+          .option("keep-copy", { type: "boolean", default: false, describe: "leave the copy for a look" }),
+      (a) =>
+        rehearseCommand(cfg(), {
+          plan: a.plan,
+          blocks: wholeNumberFlag("blocks", a.blocks),
+          timeoutMs: durationFlag("timeout", a.timeout),
+          keepCopy: a["keep-copy"],
+          form: a.output === "json" ? "json" : "text",
+        }),
     )
     .command(
       "rollback",

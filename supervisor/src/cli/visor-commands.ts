@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
+import { setPriority } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { packageVersion } from "@chaind/core/package-version";
@@ -25,6 +26,8 @@ import { redactUrls } from "../errors/url-redaction.js";
 import { VisorError } from "../errors/visor-error.js";
 import { VisorHomeLock } from "../home/visor-home-lock.js";
 import { VisorLayout } from "../home/visor-layout.js";
+import { type RehearsalOptions, rehearseUpgrade } from "../rehearsal/upgrade-rehearsal.js";
+import { rehearsalJson, rehearsalText, writeLastRehearsal } from "../reporting/rehearsal-report.js";
 import { UpgradeNotifier } from "../reporting/upgrade-notifier.js";
 import { visorLogger } from "../reporting/visor-logger.js";
 import { daemonMayRun } from "../run/orphaned-daemon.js";
@@ -35,6 +38,9 @@ import { StatusFile } from "../upgrade/visor-status.js";
 import { statusJson, statusReport, statusText } from "../upgrade/visor-status-report.js";
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+
+/** A rehearsal's processes yield the CPU to the live node's (nice 10; its children inherit it). */
+const REHEARSAL_NICENESS = 10;
 
 /** The binary the operator named: a file that exists, else a one-line error. */
 function givenBinary(src: string): string {
@@ -330,4 +336,25 @@ async function rollBack(config: VisorConfig, layout: VisorLayout): Promise<void>
   } finally {
     await notifier.drain();
   }
+}
+
+/**
+ * `rehearse [plan]`: the upgrade run ahead on a copy of the live home (see rehearseUpgrade), at a low CPU
+ * priority so the live node keeps its pace. Prints the report; a failed rehearsal is an error (exit 1), one that
+ * could not run exits 2.
+ */
+export async function rehearseCommand(
+  config: VisorConfig,
+  opts: RehearsalOptions & { form: "text" | "json" },
+): Promise<void> {
+  setPriority(REHEARSAL_NICENESS);
+  const layout = new VisorLayout(config);
+  const report = await rehearseUpgrade(config, opts, { logger: visorLogger(config) });
+  writeLastRehearsal(layout, report);
+  out(opts.form === "json" ? rehearsalJson(report) : rehearsalText(report));
+  if (report.failure)
+    throw new VisorError(
+      "REHEARSAL_FAILED",
+      `rehearsal of upgrade "${report.plan.name}" failed at ${report.failure.step}: ${report.failure.reason}`,
+    );
 }

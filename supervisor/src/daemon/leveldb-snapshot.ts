@@ -28,7 +28,7 @@ const errno = (e: unknown) => (e as NodeJS.ErrnoException).code;
 class Overtaken extends Error {}
 
 /** Hard-links (or, across file systems, copies) a table; a table gone meanwhile means the snapshot is stale. */
-function shareTable(src: string, dst: string, budget: { bytes: number }): void {
+function shareTable(src: string, dst: string, budget: { bytes: number; limit: number }): void {
   try {
     linkSync(src, dst);
     return;
@@ -40,7 +40,7 @@ function shareTable(src: string, dst: string, budget: { bytes: number }): void {
   if (budget.bytes < 0)
     throw new VisorError(
       "HOME_HEIGHT",
-      `the database is on another file system than ${dst} and larger than ${MAX_COPIED_TABLE_BYTES} bytes`,
+      `the database is on another file system than ${dst} and larger than ${budget.limit} bytes`,
     );
   copyFileSync(src, dst);
 }
@@ -62,7 +62,7 @@ function copyLog(src: string, dst: string): void {
  * manifest, CURRENT and the logs the manifest still needs are copied. A log copied mid-append loses at most its
  * last write, so the copy is never ahead of the database.
  */
-function snapshot(dbDir: string, scratch: string): void {
+function snapshot(dbDir: string, scratch: string, copyLimit: number): void {
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   const current = readFileSync(join(dbDir, "CURRENT"), "latin1");
@@ -94,7 +94,7 @@ function snapshot(dbDir: string, scratch: string): void {
     // LevelDB opens `.ldb` before the `.sst` of older writers.
     else if (m[2] === "ldb" || !tables.has(Number(m[1]))) tables.set(Number(m[1]), f);
   }
-  const budget = { bytes: MAX_COPIED_TABLE_BYTES };
+  const budget = { bytes: copyLimit, limit: copyLimit };
   for (const n of state.tables) {
     const name = tables.get(n);
     if (!name) throw new Overtaken(`table ${n} was compacted away`);
@@ -150,7 +150,7 @@ async function readSnapshotKeyAlone(
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
-        snapshot(dbDir, scratch);
+        snapshot(dbDir, scratch, MAX_COPIED_TABLE_BYTES);
       } catch (e) {
         if (!(e instanceof Overtaken)) throw e;
         overtaken = e.message;
@@ -171,8 +171,30 @@ async function readSnapshotKeyAlone(
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  throw new VisorError(
+  throw overtakenTooOften(dbDir, overtaken);
+}
+
+const overtakenTooOften = (dbDir: string, last: string) =>
+  new VisorError(
     "HOME_HEIGHT",
-    `${dbDir} changed under ${ATTEMPTS} snapshots in a row (the last: ${overtaken}); the node may be compacting`,
+    `${dbDir} changed under ${ATTEMPTS} snapshots in a row (the last: ${last}); the node may be compacting`,
   );
+
+/**
+ * A copy of a database its node holds open, in `dest` (see `snapshot`), that opens as the database was at one
+ * moment. Tables are hard-linked; across file systems they are copied, up to `copyLimit` bytes.
+ */
+export function snapshotDatabase(dbDir: string, dest: string, copyLimit: number): void {
+  let overtaken = "";
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    try {
+      snapshot(dbDir, dest, copyLimit);
+      return;
+    } catch (e) {
+      if (!(e instanceof Overtaken)) throw e;
+      overtaken = e.message;
+    }
+  }
+  rmSync(dest, { recursive: true, force: true });
+  throw overtakenTooOften(dbDir, overtaken);
 }

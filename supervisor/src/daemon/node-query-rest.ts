@@ -18,11 +18,11 @@ export class RestNodeQuery implements NodeQuery {
     this.label = `REST ${this.base}`;
   }
 
-  private async get<T>(path: string): Promise<T> {
+  private async get<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(this.base + path, { signal: AbortSignal.timeout(NODE_QUERY_TIMEOUT_MS) });
+      res = await fetch(this.base + path, { headers, signal: AbortSignal.timeout(NODE_QUERY_TIMEOUT_MS) });
       text = (await readLimitedResponse(res, NODE_QUERY_MAX_BYTES)).toString("utf8");
     } catch (e) {
       throw new VisorError("NODE_API", `${this.label} unreachable: ${(e as Error).message}`);
@@ -61,5 +61,14 @@ export class RestNodeQuery implements NodeQuery {
       "/cosmos/upgrade/v1beta1/current_plan",
     );
     return r.plan ? { name: r.plan.name, height: Number(r.plan.height), info: r.plan.info ?? "" } : null;
+  }
+
+  /** Each module's consensus version, in the latest state or (`height`) the state after that block. */
+  async moduleVersions(height?: number): Promise<Record<string, string>> {
+    const r = await this.get<{ module_versions?: { name: string; version: string }[] }>(
+      "/cosmos/upgrade/v1beta1/module_versions",
+      height === undefined ? {} : { "x-cosmos-block-height": String(height) },
+    );
+    return Object.fromEntries((r.module_versions ?? []).map((m) => [m.name, String(m.version)]));
   }
 }

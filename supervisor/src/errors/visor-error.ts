@@ -17,7 +17,9 @@ export type VisorErrorCode =
   | "HOME_HEIGHT"
   | "HOME_IN_USE"
   | "ROLLBACK"
-  | "ROLLED_BACK";
+  | "ROLLED_BACK"
+  | "REHEARSAL"
+  | "REHEARSAL_FAILED";
 
 /**
  * A message names URLs with their credentials redacted: it ends up in logs, on the console and in
@@ -40,7 +42,21 @@ export class VisorError extends Error {
  */
 const ROLLED_BACK_EXIT_STATUS = 70;
 
-/** The exit status for a failure: {@link ROLLED_BACK_EXIT_STATUS} for a rollback, 1 for everything else. */
+/**
+ * `visor rehearse` when it could not rehearse (no plan, too little disk, a copy it could not make): apart from 1,
+ * which says that the rehearsed upgrade failed and the real one would.
+ */
+const NOT_REHEARSED_EXIT_STATUS = 2;
+
+/**
+ * The exit status for a failure: {@link ROLLED_BACK_EXIT_STATUS} for a rollback, {@link NOT_REHEARSED_EXIT_STATUS}
+ * for a rehearsal that could not run, 1 for everything else.
+ */
 export function exitStatusOf(e: unknown): number {
-  return e instanceof VisorError && e.code === "ROLLED_BACK" ? ROLLED_BACK_EXIT_STATUS : 1;
+  if (!(e instanceof VisorError)) return 1;
+  return e.code === "ROLLED_BACK"
+    ? ROLLED_BACK_EXIT_STATUS
+    : e.code === "REHEARSAL"
+      ? NOT_REHEARSED_EXIT_STATUS
+      : 1;
 }

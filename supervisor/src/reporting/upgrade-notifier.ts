@@ -13,10 +13,11 @@ export type UpgradeEventName =
   | "restarted"
   | "first_block"
   | "failed"
-  | "rolled_back";
+  | "rolled_back"
+  | "rehearsed";
 
 /** What the notification command reads on stdin: one JSON object and a newline. */
-interface UpgradeEvent {
+export interface UpgradeEvent {
   event: UpgradeEventName;
   upgrade: string;
   height: number;
@@ -48,7 +49,12 @@ export class UpgradeNotifier {
   private running: ChildProcess | null = null;
 
   constructor(
-    private readonly opts: { command: string; timeoutMs: number },
+    private readonly opts: {
+      command: string;
+      timeoutMs: number;
+      /** Told of every event as it happens, command or not (a rehearsal times its steps with it). */
+      onEvent?: (event: UpgradeEvent) => void;
+    },
     private readonly deps: { logger: Logger },
   ) {
     // Split at spaces, no shell and no quoting: a value that needs either names a script.
@@ -60,7 +66,6 @@ export class UpgradeNotifier {
     plan: { name: string; height: number },
     details: Record<string, unknown> = {},
   ): void {
-    if (this.argv.length === 0) return;
     const doc: UpgradeEvent = {
       event,
       upgrade: plan.name,
@@ -68,6 +73,8 @@ export class UpgradeNotifier {
       time: new Date().toISOString(),
       details,
     };
+    this.opts.onEvent?.(doc);
+    if (this.argv.length === 0) return;
     // Plan.info and errors may name URLs with credentials.
     const line = `${redactUrls(JSON.stringify(doc))}\n`;
     // A command spawn refuses outright (a NUL byte in it) must not break the queue for later events.

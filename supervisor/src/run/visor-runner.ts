@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import type { Writable } from "node:stream";
 import { formatGoDuration } from "@chaind/core/go-duration";
 import type { Logger } from "@chaind/core/logger";
 import { watch } from "chokidar";
@@ -9,7 +10,7 @@ import { NodeApi } from "../daemon/node-api.js";
 import { readUpgradeInfo, type UpgradePlan } from "../daemon/upgrade-info.js";
 import { VisorError } from "../errors/visor-error.js";
 import type { VisorLayout } from "../home/visor-layout.js";
-import { UpgradeNotifier } from "../reporting/upgrade-notifier.js";
+import { type UpgradeEvent, UpgradeNotifier } from "../reporting/upgrade-notifier.js";
 import type { VisorMetrics } from "../reporting/visor-metrics.js";
 import { BatchFeed } from "../upgrade/batch-feed.js";
 import { Prefetcher } from "../upgrade/prefetcher.js";
@@ -56,12 +57,23 @@ export class VisorRunner {
   private prefetcher: Prefetcher | null = null;
   /** Ends a wait before a restart early, when a stop is asked for. */
   private wake: (() => void) | null = null;
+  private firstStopAt = 0;
+  /** Daemons started so far: the first gets `args`, later ones `restartArgs` when given. */
+  private launches = 0;
 
   constructor(
     private readonly config: VisorConfig,
     private readonly layout: VisorLayout,
     private readonly args: readonly string[],
-    private readonly deps: { logger: Logger; metrics: VisorMetrics | null },
+    private readonly deps: {
+      logger: Logger;
+      metrics: VisorMetrics | null;
+      /** Where the daemon's output goes instead of visor's own stdout and stderr. */
+      daemonOutput?: Writable;
+      /** The arguments of every launch but the first (a rehearsal converts its copy once, then starts it). */
+      restartArgs?: readonly string[];
+      onEvent?: (event: UpgradeEvent) => void;
+    },
   ) {
     this.status = new StatusFile(layout.statusFile);
     this.api = NodeApi.forHome(config, deps);
@@ -78,48 +90,51 @@ export class VisorRunner {
       skipped: (height) => this.skipHeights.has(height),
     });
     this.notifier = new UpgradeNotifier(
-      { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs },
+      { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs, onEvent: deps.onEvent },
       deps,
     );
   }
 
-  /** Runs until the daemon stops for good; answers visor's exit status. */
-  async run(): Promise<number> {
-    let firstSignalAt = 0;
-    const forward = (sig: NodeJS.Signals) => {
-      const child = this.child;
-      const again = this.stopping !== null;
-      if (!again) {
-        this.stopping = sig;
-        firstSignalAt = performance.now();
-        this.wake?.();
-      }
-      if (!child || child.exitCode !== null) return;
-      if (again) {
-        // One stop often arrives from several senders at once: a terminal's Ctrl-C reaches the whole process
-        // group (the daemon too), a parent script passes it on, systemd signals the whole cgroup. Only a signal
-        // that comes later is someone asking again: the daemon is killed.
-        if (performance.now() - firstSignalAt < SAME_STOP_WINDOW_MS) {
-          this.deps.logger.info("already stopping the daemon; signal again later to kill it", {
-            signal: sig,
-          });
-          return;
-        }
-        this.deps.logger.warn("signalled again while the daemon stops: killing it", { signal: sig });
-        child.kill("SIGKILL");
+  /**
+   * Stops visor as a signal does: the daemon gets `sig` (DAEMON_SHUTDOWN_GRACE applies), and run() answers once
+   * it has exited. Asked again later, the daemon is killed.
+   */
+  stop(sig: NodeJS.Signals): void {
+    const child = this.child;
+    const again = this.stopping !== null;
+    if (!again) {
+      this.stopping = sig;
+      this.firstStopAt = performance.now();
+      this.wake?.();
+    }
+    if (!child || child.exitCode !== null) return;
+    if (again) {
+      // One stop often arrives from several senders at once: a terminal's Ctrl-C reaches the whole process
+      // group (the daemon too), a parent script passes it on, systemd signals the whole cgroup. Only a signal
+      // that comes later is someone asking again: the daemon is killed.
+      if (performance.now() - this.firstStopAt < SAME_STOP_WINDOW_MS) {
+        this.deps.logger.info("already stopping the daemon; signal again later to kill it", { signal: sig });
         return;
       }
-      child.kill(sig);
-      // A daemon that outlives DAEMON_SHUTDOWN_GRACE is killed: visor never leaves it behind.
-      if (this.config.shutdownGraceMs > 0) {
-        const t = setTimeout(() => {
-          if (child.exitCode !== null) return;
-          this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
-          child.kill("SIGKILL");
-        }, this.config.shutdownGraceMs);
-        child.once("exit", () => clearTimeout(t));
-      }
-    };
+      this.deps.logger.warn("signalled again while the daemon stops: killing it", { signal: sig });
+      child.kill("SIGKILL");
+      return;
+    }
+    child.kill(sig);
+    // A daemon that outlives DAEMON_SHUTDOWN_GRACE is killed: visor never leaves it behind.
+    if (this.config.shutdownGraceMs > 0) {
+      const t = setTimeout(() => {
+        if (child.exitCode !== null) return;
+        this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
+        child.kill("SIGKILL");
+      }, this.config.shutdownGraceMs);
+      child.once("exit", () => clearTimeout(t));
+    }
+  }
+
+  /** Runs until the daemon stops for good; answers visor's exit status. */
+  async run(): Promise<number> {
+    const forward = (sig: NodeJS.Signals) => this.stop(sig);
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
     for (const s of signals) process.on(s, forward);
     cleanStaging(this.layout);
@@ -323,11 +338,14 @@ export class VisorRunner {
     // Cosmovisor sets the exec bit when it is missing; we also never leave it group- or world-writable.
     const mode = statSync(bin).mode & 0o777;
     if ((mode & 0o111) === 0 || (mode & 0o022) !== 0) chmodSync(bin, (mode | 0o755) & ~0o022);
-    this.deps.logger.info("starting daemon", { binary: bin, args: this.args.join(" ") });
+    const args = this.launches++ > 0 && this.deps.restartArgs ? this.deps.restartArgs : this.args;
+    this.deps.logger.info("starting daemon", { binary: bin, args: args.join(" ") });
     this.deps.metrics?.childStarts.inc();
     // VISOR_PID tells a daemon that knows it (chaind) that its upgrade halt may end the process at once.
     const env = { ...process.env, VISOR_PID: String(process.pid) };
-    const child = spawn(bin, [...this.args], { stdio: "inherit", env });
+    const output = this.deps.daemonOutput;
+    const child = spawn(bin, [...args], { stdio: output ? ["ignore", "pipe", "pipe"] : "inherit", env });
+    if (output) for (const s of [child.stdout, child.stderr]) s?.pipe(output, { end: false });
     const startedAt = performance.now();
     this.child = child;
     this.status.update({

@@ -5,6 +5,7 @@ import type { VisorConfig } from "../config/visor-config.js";
 import { readUpgradeInfo, type UpgradePlan } from "../daemon/upgrade-info.js";
 import { redactUrls } from "../errors/url-redaction.js";
 import type { VisorLayout } from "../home/visor-layout.js";
+import { lastRehearsalFile, readLastRehearsal } from "../reporting/rehearsal-report.js";
 import { readBatch } from "./batch-feed.js";
 import { samePlanName } from "./upgrader.js";
 import type { NextUpgrade, VisorStatus } from "./visor-status.js";
@@ -41,6 +42,17 @@ export interface StatusReport {
   last_upgrade: VisorStatus["last_upgrade"];
   trial: VisorStatus["trial"];
   last_rollback: VisorStatus["last_rollback"];
+  /** The last `visor rehearse` (by hand or on VISOR_REHEARSE_BEFORE's schedule); its whole report is in `report`. */
+  last_rehearsal: {
+    plan: string;
+    height: number;
+    result: "ok" | "failed";
+    failed_step: string | null;
+    reason: string | null;
+    at: string;
+    total_ms: number;
+    report: string;
+  } | null;
   /** When the running (or last) visor last wrote its status; null when no visor has run on the home. */
   updated_at: string | null;
 }
@@ -101,7 +113,23 @@ export function statusReport(config: VisorConfig, layout: VisorLayout): StatusRe
     last_upgrade: file.last_upgrade ?? null,
     trial: file.trial ?? null,
     last_rollback: file.last_rollback ?? null,
+    last_rehearsal: lastRehearsal(layout),
     updated_at: file.updated_at ?? null,
+  };
+}
+
+function lastRehearsal(layout: VisorLayout): StatusReport["last_rehearsal"] {
+  const r = readLastRehearsal(layout);
+  if (!r) return null;
+  return {
+    plan: r.plan.name,
+    height: r.plan.height,
+    result: r.result,
+    failed_step: r.failure?.step ?? null,
+    reason: r.failure?.reason ?? null,
+    at: r.started_at,
+    total_ms: r.total_ms,
+    report: lastRehearsalFile(layout),
   };
 }
 
@@ -153,6 +181,13 @@ export function statusText(r: StatusReport): string {
       "last rollback",
       `${at({ name: r.last_rollback.plan, height: r.last_rollback.height })}: ${r.last_rollback.reason}`,
     );
+  const h = r.last_rehearsal;
+  add(
+    "last rehearsal",
+    h
+      ? `${h.plan}: ${h.result === "ok" ? "passed" : `FAILED at ${h.failed_step} (${h.reason})`}, ${h.at}, ${(h.total_ms / 1000).toFixed(0)} s (${h.report})`
+      : "none",
+  );
   add("status written", r.updated_at ?? "never (no visor has run on this home)");
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
   return redactUrls(lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n"));

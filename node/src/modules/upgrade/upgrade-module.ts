@@ -84,9 +84,13 @@ export class UpgradeModule implements AppModule {
     if (t.upgradeToTrigger === undefined) return;
     if ((await this.keeper.doneHeight(ctx, t.upgradeToTrigger)) > 0n)
       throw new Error(`upgrade "${t.upgradeToTrigger}" has already been completed on this chain`);
+    // The chain's own plan of that name keeps its info (where its binary is), so a supervisor can fetch and
+    // verify it at the testnet's halt as at the real one; the SDK leaves info empty.
+    const scheduled = await this.keeper.getPlan(ctx);
+    const info = scheduled?.name === t.upgradeToTrigger ? scheduled.info : "";
     this.keeper.setPlan(
       ctx,
-      create(PlanSchema, { name: t.upgradeToTrigger, height: BigInt(ctx.block.height), info: "" }),
+      create(PlanSchema, { name: t.upgradeToTrigger, height: BigInt(ctx.block.height), info }),
     );
   }
 
