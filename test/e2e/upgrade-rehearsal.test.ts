@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@chaind/harness/free-listener-ports";
 import { LocalTestnet, VISOR_CLI } from "@chaind/harness/local-testnet";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
@@ -63,14 +64,14 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     };
   }, 180_000);
 
-  async function validator(ctx: TestContext, name: string) {
+  async function validator(ctx: TestContext, name: string, env: Record<string, string> = {}) {
     const net = await LocalTestnet.create({
       dir: join(dir, name),
       genesisBinary: rel.v1!.binary,
       blockTime: "300ms",
       votingPeriod: "8s",
       // The rehearsal does the fetching here, so the test sees who downloaded what.
-      visorEnv: { VISOR_PREFETCH: "false", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
+      visorEnv: { VISOR_PREFETCH: "false", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true", ...env },
     });
     ctx.onTestFinished(() => net.stop());
     await net.start();
@@ -130,10 +131,41 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     await net.waitForHeight(height + 1);
   }, 400_000);
 
-  it("a failing handler, a binary without the handler and a wrong checksum each fail the rehearsal with the reason, and the node runs on", async (ctx) => {
-    const net = await validator(ctx, "bad");
+  it("a failing handler (found by visor on its schedule), a binary without the handler and a wrong checksum each fail the rehearsal with the reason, and the node runs on", async (ctx) => {
+    const events = join(dir, "bad-events.jsonl");
+    const metricsPort = await freePort();
+    const net = await validator(ctx, "bad", {
+      VISOR_REHEARSE_BEFORE: "24h",
+      VISOR_NOTIFY_CMD: `tee -a ${events}`,
+      VISOR_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+    });
     const height = (await net.height()) + 1000;
+    net.mark();
     await net.proposeUpgrade({ name: "v2", height, info: rel["v2-broken"]!.planInfo });
+
+    // About 5 minutes ahead, well within the day VISOR_REHEARSE_BEFORE gives: visor rehearses at once.
+    await net.waitForLine(/rehearsing the next upgrade on a copy of the home .*plan=v2/, 120_000, true);
+    await net.waitForLine(
+      new RegExp(
+        `upgrade v2 at height ${height} will fail: its rehearsal failed at handler: .*notes migration: a stored note has no author`,
+      ),
+      180_000,
+      true,
+    );
+    const text = await execa("node", [VISOR_CLI, "status"], { env: net.visorEnv });
+    expect(text.stdout).toMatch(/last rehearsal: +v2: FAILED at handler/);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^visor_rehearsal_passed\{plan="v2"\} 0$/m);
+    const rehearsed = readFileSync(events, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((e) => e.event === "rehearsed");
+    expect(rehearsed).toMatchObject({
+      upgrade: "v2",
+      height,
+      details: { result: "failed", failed_step: "handler" },
+    });
 
     const broken = await rehearse(net);
     expect(broken.exitCode, broken.stderr).toBe(1);
@@ -141,8 +173,6 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     const report = JSON.parse(broken.stdout) as RehearsalReport;
     expect(report.result).toBe("failed");
     expect(report.failure?.log.join("\n")).toContain("notes migration: a stored note has no author");
-    const text = await execa("node", [VISOR_CLI, "status"], { env: net.visorEnv });
-    expect(text.stdout).toMatch(/last rehearsal: +v2: FAILED at handler/);
 
     // A release built without the plan's handler: the new binary halts again at the height instead of going on.
     await net.proposeUpgrade({ name: "v2", height, info: rel.v1!.planInfo });
@@ -152,7 +182,12 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
       /UPGRADE "v2" NEEDED/,
     );
 
-    const wrong = rel.v2!.planInfo.replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
+    // From a server of its own: the other test counts the downloads of the v2 archive.
+    const own = await ReleaseServer.start({ dir: join(dir, "releases") });
+    ctx.onTestFinished(() => own.close());
+    const wrong = rel
+      .v2!.planInfo.replaceAll(server.url, own.url)
+      .replace(/sha256:[0-9a-f]{64}/, `sha256:${"1".repeat(64)}`);
     await net.proposeUpgrade({ name: "v2", height, info: wrong });
     const mismatch = await rehearse(net);
     expect(mismatch.exitCode).toBe(1);

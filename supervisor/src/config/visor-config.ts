@@ -256,6 +256,12 @@ export const VISOR_SETTINGS = defineTable({
       default: 10_000,
       doc: "a notification command still running after this is killed",
     }),
+    rehearseBeforeMs: setting({
+      name: "VISOR_REHEARSE_BEFORE",
+      type: envGoDuration({ positive: false }),
+      default: 0,
+      doc: "rehearse each plan the node schedules (`visor rehearse`) once its estimated time is this near, at once when nearer; 0: never",
+    }),
   },
 });
 

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   constants,
   copyFileSync,
   existsSync,
@@ -68,7 +69,9 @@ function copyTree(src: string, dst: string, stats: HomeCopyStats): void {
  * by writing into it, so the live file and the copy stay the same bytes (copied across file systems).
  */
 function linkTree(src: string, dst: string, stats: HomeCopyStats): void {
-  mkdirSync(dst, { recursive: true, mode: 0o700 });
+  // With the source's mode: visor checks an unpacked pre-fetch's folders against its record.
+  mkdirSync(dst, { recursive: true });
+  chmodSync(dst, statSync(src).mode & 0o7777);
   for (const name of readdirSync(src)) {
     const from = join(src, name);
     const st = lstatSync(from);

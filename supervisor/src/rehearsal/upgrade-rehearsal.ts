@@ -101,9 +101,27 @@ export async function rehearseUpgrade(
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const lock = await ProcessLock.tryTake(join(root, "lock"));
   if (!lock) throw new VisorError("REHEARSAL", `another rehearsal runs on ${live.home}`);
+  // Held from the start, so a stop never leaves a copy behind: the copy's visor stops its daemon, the copy is
+  // removed, and the rehearsal ends without a verdict.
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
+  const interrupted: { by: NodeJS.Signals | null } = { by: null };
+  const note = (sig: NodeJS.Signals) => {
+    interrupted.by ??= sig;
+  };
+  for (const sig of signals) process.on(sig, note);
   try {
-    return await rehearseLocked(live, layout, root, opts, deps);
+    const r = await timedToTheEnd(
+      performance.now(),
+      rehearseLocked(live, layout, root, opts, interrupted, deps),
+    );
+    if (interrupted.by)
+      throw new VisorError(
+        "REHEARSAL",
+        `rehearsal of "${r.plan.name}" stopped by ${interrupted.by}; its copy is removed`,
+      );
+    return r;
   } finally {
+    for (const sig of signals) process.off(sig, note);
     await lock.release();
   }
 }
@@ -113,6 +131,7 @@ async function rehearseLocked(
   layout: VisorLayout,
   root: string,
   opts: RehearsalOptions,
+  interrupted: { by: NodeJS.Signals | null },
   deps: { logger: Logger },
 ): Promise<RehearsalReport> {
   const startedAt = new Date();
@@ -183,12 +202,19 @@ async function rehearseLocked(
       ms: Math.round(performance.now() - mark),
       note: `${mib(copy.linkedBytes)} linked, ${mib(copy.copiedBytes)} copied`,
     });
-    return await runCopy(live, dest, plan, opts, { log, peaks, steps, at, report, fail });
+    if (interrupted.by) return report(fail("copy", `stopped by ${interrupted.by}`));
+    return await runCopy(live, dest, plan, opts, { log, peaks, steps, at, report, fail, interrupted });
   } finally {
     peaks.stop();
     await log.close();
     if (!opts.keepCopy) rmSync(dest, { recursive: true, force: true });
   }
+}
+
+/** The report with its total time counted to the end: the copy stopped and removed. */
+async function timedToTheEnd(t0: number, rehearsal: Promise<RehearsalReport>): Promise<RehearsalReport> {
+  const r = await rehearsal;
+  return { ...r, total_ms: Math.round(performance.now() - t0) };
 }
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -206,6 +232,7 @@ interface RunState {
   at: { applying?: number };
   report: (failure: RehearsalReport["failure"], extra?: Partial<RehearsalReport>) => RehearsalReport;
   fail: (step: RehearsalStep["step"], reason: string) => NonNullable<RehearsalReport["failure"]>;
+  interrupted: { by: NodeJS.Signals | null };
 }
 
 /** When each moment of the copy's run came (performance.now()), as far as it got. */
@@ -292,6 +319,10 @@ async function runCopy(
     await new Promise((r) => setTimeout(r, 250));
     s.peaks.sample();
     const reached = stepReached(when, s.at);
+    if (s.interrupted.by) {
+      failure = s.fail(reached, `stopped by ${s.interrupted.by}`);
+      break;
+    }
     const short = lackOfSpace(home, 0);
     if (short) {
       failure = s.fail(reached, `stopped so the live node's disk does not fill: ${short}`);
@@ -303,9 +334,7 @@ async function runCopy(
         reached,
         "error" in end
           ? end.error.message
-          : when.restarted
-            ? `the new binary exited with status ${end.code} before committing ${opts.blocks} blocks`
-            : `the running binary exited with status ${end.code} before the upgrade height`,
+          : `${when.restarted ? `the new binary exited with status ${end.code} before committing ${opts.blocks} blocks` : `the running binary exited with status ${end.code} before the upgrade height`}${lastDaemonError(s.log.lastLines)}`,
       );
       break;
     }
@@ -345,6 +374,12 @@ async function runCopy(
     { step: "first_block", ms: span(when.upgradeBlock, when.firstBlock), note: "the next block after it" },
   );
   return s.report(failure, { module_versions: versions, blocks_after_upgrade: blocks });
+}
+
+/** The daemon's last error line (not one of the copy's visor), to say why it exited. */
+function lastDaemonError(lines: string[]): string {
+  const line = lines.findLast((l) => !/^(ERR|WRN|INF) \[/.test(l) && /\b(ERR|Error:|panic)/.test(l));
+  return line ? `: ${line.replace(/^.*?\b(ERR|Error:|panic:?)\s*/, "")}` : "";
 }
 
 /** The step a failure happened in: the first the copy had not finished. */

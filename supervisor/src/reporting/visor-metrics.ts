@@ -54,6 +54,18 @@ export class VisorMetrics {
     registers: [this.registry],
   });
 
+  readonly rehearsalPassed = new Gauge({
+    name: "visor_rehearsal_passed",
+    help: "1 when the last rehearsal of a plan (visor rehearse on VISOR_REHEARSE_BEFORE's schedule) passed, 0 when it failed",
+    labelNames: ["plan"],
+    registers: [this.registry],
+  });
+  readonly rehearsalSeconds = new Gauge({
+    name: "visor_last_rehearsal_seconds",
+    help: "Time the last scheduled rehearsal took, copy to removal",
+    registers: [this.registry],
+  });
+
   /** Serves /metrics on `address` (host:port, tcp://host:port or [v6]:port). */
   async listen(address: string, deps: { logger: Logger }): Promise<HttpListener> {
     const source = { contentType: this.registry.contentType, text: () => this.registry.metrics() };

@@ -14,6 +14,7 @@ import { type UpgradeEvent, UpgradeNotifier } from "../reporting/upgrade-notifie
 import type { VisorMetrics } from "../reporting/visor-metrics.js";
 import { BatchFeed } from "../upgrade/batch-feed.js";
 import { Prefetcher } from "../upgrade/prefetcher.js";
+import { RehearsalSchedule } from "../upgrade/rehearsal-schedule.js";
 import { ReadinessMonitor } from "../upgrade/upgrade-readiness-monitor.js";
 import { rollbackUnderWay, rollbackUpgrade, rolledBackReason } from "../upgrade/upgrade-rollback.js";
 import { FirstBlockProbe, type UpgradeTrial } from "../upgrade/upgrade-trial.js";
@@ -53,6 +54,7 @@ export class VisorRunner {
   private readonly notifier: UpgradeNotifier;
   private readonly backoff: RestartBackoff;
   private readonly readiness: ReadinessMonitor;
+  private readonly rehearsals: RehearsalSchedule;
   /** The pre-fetcher of the daemon that runs now. */
   private prefetcher: Prefetcher | null = null;
   /** Ends a wait before a restart early, when a stop is asked for. */
@@ -93,6 +95,7 @@ export class VisorRunner {
       { command: config.notifyCommand, timeoutMs: config.notifyTimeoutMs, onEvent: deps.onEvent },
       deps,
     );
+    this.rehearsals = new RehearsalSchedule({ ...deps, config, layout, notifier: this.notifier });
   }
 
   /**
@@ -183,6 +186,7 @@ export class VisorRunner {
         }
       }
     } finally {
+      await this.rehearsals.stop();
       for (const s of signals) process.off(s, forward);
       this.api.close();
       await this.notifier.drain();
@@ -387,6 +391,8 @@ export class VisorRunner {
         if (settled || upgradeDue || child.exitCode !== null) return;
         if (!this.pendingUpgrade()) return;
         upgradeDue = true;
+        // The real upgrade comes first: a rehearsal still under way is stopped (and removes its copy).
+        void this.rehearsals.stop();
         this.deps.logger.info("upgrade-info.json names a new upgrade: stopping the daemon");
         void this.stopChild(child);
       };
@@ -413,8 +419,12 @@ export class VisorRunner {
       );
       const lookAhead = Math.max(this.config.pollIntervalMs, 1000);
       if (prefetcher) timers.push(setInterval(() => void prefetcher.tick(), lookAhead));
-      void this.readiness.tick();
-      timers.push(setInterval(() => void this.readiness.tick(), lookAhead));
+      const lookAheadTick = async () => {
+        await this.readiness.tick();
+        this.rehearsals.tick(this.status.current.next_upgrade, (h) => this.readiness.estimatedAt(h));
+      };
+      void lookAheadTick();
+      timers.push(setInterval(() => void lookAheadTick(), lookAhead));
       child.once("error", (e) => this.deps.logger.error("cannot start daemon", { err: e.message }));
       child.once("exit", (code, signal) => {
         settled = true;

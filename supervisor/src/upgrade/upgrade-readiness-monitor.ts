@@ -93,7 +93,8 @@ export class ReadinessMonitor {
     if (!this.latest || height > this.latest.height) this.latest = { height, at: now };
   }
 
-  private estimate(target: number): string | null {
+  /** When the node should reach `target`, at the pace of the blocks seen so far (every tick looks). */
+  estimatedAt(target: number): string | null {
     const { first, latest } = this;
     if (!first || !latest || latest.height <= first.height) return null;
     const msPerBlock = (latest.at - first.at) / (latest.height - first.height);
@@ -135,7 +136,7 @@ export class ReadinessMonitor {
       source: plan.source,
       ready: found.problems.length === 0 && found.binary !== "prefetching",
       ...found,
-      estimated_at: this.estimate(plan.height),
+      estimated_at: this.estimatedAt(plan.height),
       node_height: height,
       checked_at: new Date().toISOString(),
     };
