@@ -7,7 +7,8 @@ type Table = Record<string, unknown>;
 
 /** Keys whose value is somewhere a node listens, in CometBFT's config.toml and the SDK's app.toml. */
 const LISTENER_KEY = /(^|[_-])(laddr|address|listen_addr|ws-address)$|^proxy_app$/;
-const HOST_PORT = /^([a-z]+:\/\/)?(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d+$/;
+/** `host:port` with or without a scheme; the host may be empty (`:26660`, every interface). */
+const HOST_PORT = /^([a-z]+:\/\/)?(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]*):\d+$/;
 
 /** Every listener of a table (nested tables too) moved to its own free port on 127.0.0.1. */
 async function moveListeners(table: Table, home: string): Promise<void> {
