@@ -136,16 +136,15 @@ async function rehearseLocked(
 ): Promise<RehearsalReport> {
   const startedAt = new Date();
   const t0 = performance.now();
+  const appDb = treeBytes(join(layout.dataDir, "application.db"));
+  const headroom = Math.max(HEADROOM_MIN, Math.floor(appDb * HEADROOM_SHARE));
+  const short = lackOfSpace(root, headroom);
+  if (short) throw new VisorError("REHEARSAL", `not enough free space for a rehearsal: ${short}`);
   const { plan, height: liveHeight } = await planToRehearse(live, layout, opts.plan, deps.logger);
   if (layout.currentPlan() && samePlanName(layout.currentPlan()?.name ?? "", plan.name, live))
     throw new VisorError("REHEARSAL", `the node already runs "${plan.name}"`);
   const dest = join(root, layout.planDirName(plan.name));
   rmSync(dest, { recursive: true, force: true });
-
-  const appDb = treeBytes(join(layout.dataDir, "application.db"));
-  const headroom = Math.max(HEADROOM_MIN, Math.floor(appDb * HEADROOM_SHARE));
-  const short = lackOfSpace(root, headroom);
-  if (short) throw new VisorError("REHEARSAL", `not enough free space for a rehearsal: ${short}`);
 
   const steps: RehearsalStep[] = [];
   const at: RunState["at"] = {};
