@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalTestnet } from "@chaind/harness/local-testnet";
+import { LocalTestnet, VISOR_CLI } from "@chaind/harness/local-testnet";
 import { referenceBinary } from "@chaind/harness/reference-binaries";
 import { ReleaseServer } from "@chaind/harness/release-server";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
@@ -46,10 +47,21 @@ describe.skipIf("missing" in cometbft)("an upgrade v1 -> v2 under visor, CometBF
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("halts at the plan height with the block stored, switches to v2, which runs the block with its handler", async () => {
-    const height = (await net.height()) + 70;
+  it("rehearses v2 on a copy of the CometBFT validator's home, then halts at the plan height with the block stored, switches to v2, which runs the block with its handler", async () => {
+    // Room for the proposal and a rehearsal on a loaded machine (200 ms blocks).
+    const height = (await net.height()) + 200;
     net.mark();
     await net.proposeUpgrade({ name: "v2", height, info: rel.v2!.planInfo });
+    // The copy holds CometBFT's block store and state as the node had them, goes on under the embedded engine,
+    // and its v2 runs the handler on this chain's state.
+    const rehearsal = await execa("node", [VISOR_CLI, "rehearse", "-o", "json"], {
+      env: net.visorEnv,
+      reject: false,
+    });
+    expect(rehearsal.exitCode, rehearsal.stderr).toBe(0);
+    const report = JSON.parse(rehearsal.stdout);
+    expect(report).toMatchObject({ result: "ok", module_versions: { after: { notes: "2", counter: "1" } } });
+    expect(await net.height()).toBeLessThan(height);
     await net.waitForLine(new RegExp(`UPGRADE "v2" NEEDED at height: ${height}`), 90_000);
     const info = join(net.home, "data", "upgrade-info.json");
     expect(existsSync(info)).toBe(true);
