@@ -57,7 +57,7 @@ export class TestnetRefusedError extends Error {}
 export async function convertHomeToTestnet(
   layout: HomeLayout,
   req: TestnetRequest,
-): Promise<{ height: number; oldChainId: string }> {
+): Promise<{ height: number; oldChainId: string; droppedBlock?: number }> {
   if (req.newChainId.trim() === "" || /\s/.test(req.newChainId))
     throw new TestnetRefusedError(`invalid new chain id ${JSON.stringify(req.newChainId)}`);
   if (req.upgradeToTrigger !== undefined && req.upgradeToTrigger.trim() === "")
@@ -76,11 +76,11 @@ export async function convertHomeToTestnet(
     if (height === 0) throw new TestnetRefusedError("no chain to convert: the home has no committed block");
     // Under CometBFT the app's database holds no blocks: they come from CometBFT's store.
     const bootstrap = fromComet ? await cometBlockBootstrap(layout, height) : [];
-    const unapplied = fromComet ? undefined : (await BlockStore.open(store)).unappliedHeight;
-    if (unapplied !== undefined)
-      throw new TestnetRefusedError(
-        `the node stopped inside block ${unapplied} (an upgrade halt): start the binary that runs it first`,
-      );
+    // A block saved but never applied (a halt, a kill, or a copy taken while the node ran) is the real chain's
+    // next block, not committed state: the testnet makes its own block of that height instead.
+    const blocks = fromComet ? undefined : await BlockStore.open(store);
+    const dropped = blocks?.unappliedHeight;
+    const dropOps = blocks && dropped !== undefined ? await blocks.blockRemovalOps(dropped) : [];
     const kept: GenesisHeader =
       (await readGenesisRecord(store)) ?? genesisHeader(readGenesis(layout.genesisJson));
     if (kept.chain_id === req.newChainId)
@@ -104,6 +104,7 @@ export async function convertHomeToTestnet(
           upgradeToTrigger: req.upgradeToTrigger,
         }),
         ...bootstrap,
+        ...dropOps,
       ],
       { sync: true },
     );
@@ -122,7 +123,7 @@ export async function convertHomeToTestnet(
     writeFileAtomic(layout.privValidatorState, signStateJson({ height: BigInt(height), round: 0, step: 0 }), {
       durable: true,
     });
-    return { height, oldChainId: kept.chain_id };
+    return { height, oldChainId: kept.chain_id, droppedBlock: dropped };
   } finally {
     await store.close();
   }

@@ -68,6 +68,10 @@ export function inPlaceTestnetCommand(def: AppDefinition): CommandModule<GlobalA
           operator: String(a["operator-address"]),
           upgradeToTrigger: a["trigger-testnet-upgrade"],
         });
+        if (r.droppedBlock !== undefined)
+          process.stderr.write(
+            `dropped block ${r.droppedBlock} of ${r.oldChainId}, saved but never applied: the testnet makes its own\n`,
+          );
         process.stderr.write(
           `converted ${r.oldChainId} at height ${r.height} into ${a["new-chain-id"]}; the next block applies it\n`,
         );

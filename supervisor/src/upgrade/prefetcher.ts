@@ -13,6 +13,16 @@ import type { StatusFile } from "./visor-status.js";
 /** Not joined by a separator: plan "a|b" with info "c" is another plan than "a" with info "b|c". */
 const keyOf = (plan: Pick<UpgradePlan, "name" | "info">) => JSON.stringify([plan.name, plan.info]);
 
+/** What visor's look-ahead before a halt (the pre-fetch, the readiness check) works with. */
+export interface LookAheadContext {
+  config: VisorConfig;
+  layout: VisorLayout;
+  api: NodeApi;
+  status: StatusFile;
+  metrics: VisorMetrics | null;
+  logger: Logger;
+}
+
 /**
  * While the daemon runs, fetches and verifies the artifact of the plan the node's API says is scheduled, into
  * prefetch/<plan>, so the halt does not wait for a download. The plan is only a hint: nothing is installed or
@@ -28,16 +38,7 @@ export class Prefetcher {
   /** What became of the plan last handled (`handled`): under way, staged, or failed and why. */
   private outcome: PrefetchOutcome = { state: "pending" };
 
-  constructor(
-    private readonly ctx: {
-      config: VisorConfig;
-      layout: VisorLayout;
-      api: NodeApi;
-      status: StatusFile;
-      metrics: VisorMetrics | null;
-      logger: Logger;
-    },
-  ) {}
+  constructor(private readonly ctx: LookAheadContext) {}
 
   async tick(): Promise<void> {
     if (this.busy) return;

@@ -1,15 +1,10 @@
-import type { Logger } from "@chaind/core/logger";
-import type { VisorConfig } from "../config/visor-config.js";
-import type { NodeApi } from "../daemon/node-api.js";
 import type { UpgradePlan } from "../daemon/upgrade-info.js";
-import type { VisorLayout } from "../home/visor-layout.js";
-import type { VisorMetrics } from "../reporting/visor-metrics.js";
 import { readBatch } from "./batch-feed.js";
 import type { PrefetchOutcome } from "./prefetch-outcome.js";
-import type { Prefetcher } from "./prefetcher.js";
+import type { LookAheadContext, Prefetcher } from "./prefetcher.js";
 import { checkReadiness } from "./upgrade-readiness.js";
 import { samePlanName } from "./upgrader.js";
-import type { NextUpgrade, StatusFile } from "./visor-status.js";
+import type { NextUpgrade } from "./visor-status.js";
 
 /** A plan whose checks all passed is checked again this often (a release host may go, a disk fill up). */
 const RECHECK_MS = 60_000;
@@ -38,13 +33,7 @@ export class ReadinessMonitor {
   private latest: { height: number; at: number } | null = null;
 
   constructor(
-    private readonly ctx: {
-      config: VisorConfig;
-      layout: VisorLayout;
-      api: NodeApi;
-      status: StatusFile;
-      metrics: VisorMetrics | null;
-      logger: Logger;
+    private readonly ctx: LookAheadContext & {
       /** The pre-fetcher of the daemon that runs now, if any. */
       prefetcher: () => Prefetcher | null;
       /** Heights given to --unsafe-skip-upgrades: no upgrade happens there. */

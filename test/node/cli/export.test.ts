@@ -21,12 +21,12 @@ import {
 } from "@chaind/proto/sdk/staking/v1beta1/query_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
-import { moduleAddress } from "../../../node/src/crypto/address.js";
 import { chaind, NodeProcess, startTestnet, stopNode, type TestnetKey } from "../helpers/chaind-process.js";
 
 const CHAIN = "export-1";
 const FEES = ["--gas-prices", "0.0001stake"];
-const GOV = new AddressCodec("sdk").toString(moduleAddress("gov"));
+
+import { GOV_ADDRESS as GOV, writeSendProposal } from "../helpers/gov-flow.js";
 
 /** A query's answer bytes (hex) at a height (0: latest), so two chains' answers compare exactly. */
 async function ask<I extends DescMessage>(
@@ -111,23 +111,12 @@ describe("chaind export", () => {
         amount: { denom: "stake", amount: "2000000" },
       },
     ]);
-    const proposal = join(dir, "proposal.json");
-    writeFileSync(
-      proposal,
-      JSON.stringify({
-        messages: [
-          {
-            "@type": "/cosmos.bank.v1beta1.MsgSend",
-            from_address: GOV,
-            to_address: key("alice").address,
-            amount: [{ denom: "stake", amount: "1" }],
-          },
-        ],
-        deposit: "10000000stake",
-        title: "fork me",
-        summary: "a proposal that lives on in the fork",
-      }),
-    );
+    const proposal = writeSendProposal(join(dir, "proposal.json"), {
+      to: key("alice").address,
+      stake: "1",
+      title: "fork me",
+      summary: "a proposal that lives on in the fork",
+    });
     await committed(
       await cli("tx", "gov", "submit-proposal", proposal, "--from", "alice", ...FEES, "-o", "json"),
     );

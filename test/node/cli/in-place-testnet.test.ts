@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NodeRpcClient } from "@chaind/core/comet-rpc-client";
@@ -7,7 +7,6 @@ import { LineCollector } from "@chaind/harness/line-collector";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AddressCodec } from "../../../node/src/app/address-codec.js";
-import { moduleAddress } from "../../../node/src/crypto/address.js";
 import {
   CHAIND_BIN,
   chaind,
@@ -17,10 +16,10 @@ import {
   type TestnetKey,
   testchainBin,
 } from "../helpers/chaind-process.js";
+import { writeSendProposal } from "../helpers/gov-flow.js";
 
 const CHAIN = "inplace-1";
 const FEES = ["--gas-prices", "0.0001stake"];
-const GOV = new AddressCodec("sdk").toString(moduleAddress("gov"));
 const valoperOf = (address: string) =>
   new AddressCodec("sdkvaloper").toString(new AddressCodec("sdk").fromString(address));
 
@@ -83,23 +82,12 @@ describe("chaind in-place-testnet", () => {
     );
     expect(sent.exitCode, sent.stderr).toBe(0);
     // A proposal in its (long) voting period: it must survive the conversion.
-    const proposal = join(dir, "proposal.json");
-    writeFileSync(
-      proposal,
-      JSON.stringify({
-        messages: [
-          {
-            "@type": "/cosmos.bank.v1beta1.MsgSend",
-            from_address: GOV,
-            to_address: key("bob").address,
-            amount: [{ denom: "stake", amount: "7" }],
-          },
-        ],
-        deposit: "10000000stake",
-        title: "from the real chain",
-        summary: "lives on in the testnet",
-      }),
-    );
+    const proposal = writeSendProposal(join(dir, "proposal.json"), {
+      to: key("bob").address,
+      stake: "7",
+      title: "from the real chain",
+      summary: "lives on in the testnet",
+    });
     const submitted = await cli(
       "tx",
       "gov",
@@ -191,23 +179,12 @@ describe("chaind in-place-testnet", () => {
     // The operator sends, proposes, votes alone and sees the proposal pass within the short voting period.
     const sent = await cli("tx", "bank", "send", "alice", key("bob").address, "5stake", ...FEES, "--wait");
     expect(sent.exitCode, sent.stderr).toBe(0);
-    const proposal = join(dir, "testnet-proposal.json");
-    writeFileSync(
-      proposal,
-      JSON.stringify({
-        messages: [
-          {
-            "@type": "/cosmos.bank.v1beta1.MsgSend",
-            from_address: GOV,
-            to_address: key("bob").address,
-            amount: [{ denom: "stake", amount: "1" }],
-          },
-        ],
-        deposit: "10000000stake",
-        title: "on the testnet",
-        summary: "passes with the operator's vote",
-      }),
-    );
+    const proposal = writeSendProposal(join(dir, "testnet-proposal.json"), {
+      to: key("bob").address,
+      stake: "1",
+      title: "on the testnet",
+      summary: "passes with the operator's vote",
+    });
     const submitted = await cli(
       "tx",
       "gov",

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { type Proposal, VoteOption } from "@chaind/proto/sdk/gov/v1/gov_pb";
@@ -10,6 +11,27 @@ import { moduleAddress } from "../../../node/src/crypto/address.js";
 import { anyOf, type TxSigner } from "./signed-tx.js";
 
 export const GOV_ADDRESS = new AddressCodec("sdk").toString(moduleAddress("gov"));
+
+/**
+ * Writes the file `chaind tx gov submit-proposal <file>` takes: a send of `stake` from the gov account to `to`,
+ * with a deposit that opens voting at once. Answers the path.
+ */
+export function writeSendProposal(
+  path: string,
+  p: { to: string; stake: string; title: string; summary: string },
+): string {
+  const send = {
+    "@type": "/cosmos.bank.v1beta1.MsgSend",
+    from_address: GOV_ADDRESS,
+    to_address: p.to,
+    amount: [{ denom: "stake", amount: p.stake }],
+  };
+  writeFileSync(
+    path,
+    JSON.stringify({ messages: [send], deposit: "10000000stake", title: p.title, summary: p.summary }),
+  );
+  return path;
+}
 
 /** Asks the App a query in process, at the latest or a given height. */
 export async function queryApp<I extends DescMessage, O extends DescMessage>(
