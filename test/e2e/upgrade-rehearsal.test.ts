@@ -154,6 +154,10 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     );
     const text = await execa("node", [VISOR_CLI, "status"], { env: net.visorEnv });
     expect(text.stdout).toMatch(/last rehearsal: +v2: FAILED at handler/);
+    // The copy's own visor, which sees the copy's plan due, never rehearses the copy in turn.
+    const copyLog = readFileSync(join(net.home, "cosmovisor", "rehearsal", "v2.log"), "utf8");
+    expect(copyLog).toContain("starting daemon");
+    expect(copyLog).not.toContain("rehearsing the next upgrade");
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^visor_rehearsal_passed\{plan="v2"\} 0$/m);
     const rehearsed = readFileSync(events, "utf8")

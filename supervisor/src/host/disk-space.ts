@@ -1,5 +1,5 @@
-import { existsSync, statfsSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, lstatSync, readdirSync, statfsSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 const MiB = 1024 * 1024;
 
@@ -41,4 +41,15 @@ export function existingAncestor(path: string): string {
   let dir = path;
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;
+}
+
+/** What the files under `dir` hold, by their sizes (links not followed); 0 for a folder that does not exist. */
+export function folderBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const name of readdirSync(dir)) {
+    const st = lstatSync(join(dir, name));
+    n += st.isDirectory() ? folderBytes(join(dir, name)) : st.isFile() ? st.size : 0;
+  }
+  return n;
 }

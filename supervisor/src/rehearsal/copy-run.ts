@@ -68,6 +68,8 @@ export async function runCopy(
     restartAfterUpgrade: true,
     rollbackAfterFailures: 0,
     prefetch: false,
+    // The copy's own plan must not start a rehearsal of the copy.
+    rehearseBeforeMs: 0,
   };
   const rest = new RestNodeQuery(listen.rest);
   const genesis = join(home, "config", "genesis.json");

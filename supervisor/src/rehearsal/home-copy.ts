@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { snapshotDatabase } from "../daemon/leveldb-snapshot.js";
 import { VisorError } from "../errors/visor-error.js";
 import { HEIGHT_PROBE_DIR, VisorLayout } from "../home/visor-layout.js";
+import { folderBytes } from "../host/disk-space.js";
 import { freshNodeKeys } from "./fresh-node-keys.js";
 
 /**
@@ -87,15 +88,6 @@ function linkTree(src: string, dst: string, stats: HomeCopyStats): void {
   }
 }
 
-function dirBytes(dir: string): number {
-  let n = 0;
-  for (const name of readdirSync(dir)) {
-    const st = lstatSync(join(dir, name));
-    n += st.isDirectory() ? dirBytes(join(dir, name)) : st.isFile() ? st.size : 0;
-  }
-  return n;
-}
-
 /**
  * A copy of a live home in `dest` that the node never notices and that shares nothing the node writes:
  * - config/ copied, with new validator and node keys (the live keys stay where they are);
@@ -131,7 +123,7 @@ export function copyLiveHome(
   for (const db of dbs) {
     const target = join(copy.dataDir, db);
     snapshotDatabase(join(live.dataDir, db), target, copyLimit);
-    stats.linkedBytes += dirBytes(target);
+    stats.linkedBytes += folderBytes(target);
   }
   for (const name of entries.filter((n) => !dbs.includes(n))) {
     const st = lstatSync(join(live.dataDir, name));

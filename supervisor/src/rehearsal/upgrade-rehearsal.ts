@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statfsSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "@chaind/core/logger";
 import { stageUpgradeArtifact } from "../artifacts/upgrade-binary.js";
@@ -7,7 +7,7 @@ import { NodeApi } from "../daemon/node-api.js";
 import type { UpgradePlan } from "../daemon/upgrade-info.js";
 import { VisorError } from "../errors/visor-error.js";
 import { VisorLayout } from "../home/visor-layout.js";
-import { lackOfSpace } from "../host/disk-space.js";
+import { folderBytes, lackOfSpace } from "../host/disk-space.js";
 import { ProcessLock } from "../host/process-lock.js";
 import type { RehearsalReport, RehearsalStep } from "../reporting/rehearsal-report.js";
 import { samePlanName } from "../upgrade/upgrader.js";
@@ -32,16 +32,6 @@ export interface RehearsalOptions {
 const HEADROOM_SHARE = 0.25;
 const HEADROOM_MIN = 256 * 1024 * 1024;
 const APPLYING = /applying upgrade "([^"]+)" at height/;
-
-function treeBytes(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const name of readdirSync(dir)) {
-    const st = lstatSync(join(dir, name));
-    n += st.isDirectory() ? treeBytes(join(dir, name)) : st.isFile() ? st.size : 0;
-  }
-  return n;
-}
 
 /** The plan to rehearse: the chain's scheduled one, or one named whose binary add-upgrade installed. */
 async function planToRehearse(
@@ -105,7 +95,12 @@ export async function rehearseUpgrade(
   for (const sig of signals) process.on(sig, note);
   try {
     const t0 = performance.now();
-    const r = await rehearseLocked(live, layout, root, opts, interrupted, deps);
+    // What the upgrade does wrong is in the report; anything thrown kept the rehearsal from running.
+    const r = await rehearseLocked(live, layout, root, opts, interrupted, deps).catch((e: Error) => {
+      throw e instanceof VisorError && e.code === "REHEARSAL"
+        ? e
+        : new VisorError("REHEARSAL", `cannot rehearse: ${e.message}`);
+    });
     r.total_ms = Math.round(performance.now() - t0);
     if (interrupted.by)
       throw new VisorError(
@@ -128,7 +123,7 @@ async function rehearseLocked(
   deps: { logger: Logger },
 ): Promise<RehearsalReport> {
   const startedAt = new Date();
-  const appDb = treeBytes(join(layout.dataDir, "application.db"));
+  const appDb = folderBytes(join(layout.dataDir, "application.db"));
   const headroom = Math.max(HEADROOM_MIN, Math.floor(appDb * HEADROOM_SHARE));
   const short = lackOfSpace(root, headroom);
   if (short) throw new VisorError("REHEARSAL", `not enough free space for a rehearsal: ${short}`);
