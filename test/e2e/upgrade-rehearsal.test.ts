@@ -1,12 +1,22 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@chaind/harness/free-listener-ports";
 import { LocalTestnet, VISOR_CLI } from "@chaind/harness/local-testnet";
 import { ReleaseServer } from "@chaind/harness/release-server";
 import { execa } from "execa";
+import { c as createTar } from "tar";
 import { beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { planInfoFor } from "../../scripts/release.js";
 import { type FixtureRelease, fixtureRelease } from "./releases.js";
 
 /** The fields of `visor rehearse -o json` the tests read. */
@@ -131,7 +141,7 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     await net.waitForHeight(height + 1);
   }, 400_000);
 
-  it("a failing handler (found by visor on its schedule), a binary without the handler and a wrong checksum each fail the rehearsal with the reason, and the node runs on", async (ctx) => {
+  it("a failing handler (found by visor on its schedule), a binary without the handler, one that cannot start and a wrong checksum each fail the rehearsal with the reason, and the node runs on", async (ctx) => {
     const events = join(dir, "bad-events.jsonl");
     const metricsPort = await freePort();
     const net = await validator(ctx, "bad", {
@@ -185,6 +195,25 @@ describe.concurrent("visor rehearse: an upgrade run ahead on a copy of the live 
     expect((JSON.parse(noHandler.stdout) as RehearsalReport).failure?.log.join("\n")).toMatch(
       /UPGRADE "v2" NEEDED/,
     );
+
+    // A release whose binary cannot start on this machine (a library it links against is missing).
+    const dead = join(dir, "dead");
+    mkdirSync(join(dead, "bin"), { recursive: true });
+    writeFileSync(
+      join(dead, "bin", "chaind"),
+      "#!/bin/sh\necho 'chaind: error while loading shared libraries: libwasmvm.so: cannot open shared object file' >&2\nexit 127\n",
+      { mode: 0o755 },
+    );
+    await createTar({ gzip: true, file: join(dir, "releases", "chaind-dead.tar.gz"), cwd: dead }, ["bin"]);
+    const deadInfo = planInfoFor(
+      server.url,
+      "chaind-dead.tar.gz",
+      sha256(join(dir, "releases", "chaind-dead.tar.gz")),
+    );
+    await net.proposeUpgrade({ name: "v2", height, info: deadInfo });
+    const noStart = await rehearse(net);
+    expect(noStart.exitCode, noStart.stderr).toBe(1);
+    expect(noStart.stderr).toMatch(/status 127 .*error while loading shared libraries: libwasmvm\.so/);
 
     // From a server of its own: the other test counts the downloads of the v2 archive.
     const own = await ReleaseServer.start({ dir: join(dir, "releases") });

@@ -10,7 +10,6 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { setPriority } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import { packageVersion } from "@chaind/core/package-version";
@@ -26,6 +25,7 @@ import { redactUrls } from "../errors/url-redaction.js";
 import { VisorError } from "../errors/visor-error.js";
 import { VisorHomeLock } from "../home/visor-home-lock.js";
 import { VisorLayout } from "../home/visor-layout.js";
+import { lowerOwnPriority } from "../host/lower-priority.js";
 import { type RehearsalOptions, rehearseUpgrade } from "../rehearsal/upgrade-rehearsal.js";
 import { rehearsalJson, rehearsalText, writeLastRehearsal } from "../reporting/rehearsal-report.js";
 import { UpgradeNotifier } from "../reporting/upgrade-notifier.js";
@@ -347,7 +347,7 @@ export async function rehearseCommand(
   config: VisorConfig,
   opts: RehearsalOptions & { form: "text" | "json" },
 ): Promise<void> {
-  setPriority(REHEARSAL_NICENESS);
+  lowerOwnPriority(REHEARSAL_NICENESS);
   const layout = new VisorLayout(config);
   const report = await rehearseUpgrade(config, opts, { logger: visorLogger(config) });
   writeLastRehearsal(layout, report);

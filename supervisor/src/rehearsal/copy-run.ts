@@ -155,8 +155,9 @@ export async function runCopy(
   }
   runner.stop("SIGTERM");
   await running;
+  // A log line can arrive after the poll that saw its block (a loaded machine): never a negative step.
   const span = (from: number | undefined, to: number | undefined) =>
-    from !== undefined && to !== undefined ? Math.round(to - from) : null;
+    from !== undefined && to !== undefined ? Math.max(0, Math.round(to - from)) : null;
   s.steps.push(
     { step: "run_to_halt", ms: span(when.began, when.detected), note: "conversion, then the old binary" },
     { step: "switch", ms: span(when.detected, when.switched), note: "backup, install, switch of current" },

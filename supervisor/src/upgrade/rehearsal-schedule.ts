@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import { setPriority } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@chaind/core/atomic-file";
 import type { Logger } from "@chaind/core/logger";
@@ -12,13 +11,11 @@ import type { UpgradeNotifier } from "../reporting/upgrade-notifier.js";
 import type { VisorMetrics } from "../reporting/visor-metrics.js";
 import type { NextUpgrade } from "./visor-status.js";
 
-/** The rehearsal's processes yield the CPU to the live node's (its children inherit the niceness). */
-const REHEARSAL_NICENESS = 10;
-
 /**
  * VISOR_REHEARSE_BEFORE: once the node schedules a plan and its estimated time is that near, visor runs
  * `visor rehearse <plan>` once, as a child process of its own (so the copy's daemons never share visor's
- * process or memory), with the settings visor runs with. The outcome goes where operators look: the status
+ * process or memory; it lowers its own priority, and its daemons', below the live node's), with the settings
+ * visor runs with. The outcome goes where operators look: the status
  * (`last_rehearsal`, from the report the child writes), a metric, a notification event and an ERR line when
  * the upgrade would fail. A halt that comes first stops the rehearsal, which removes its copy.
  */
@@ -64,11 +61,6 @@ export class RehearsalSchedule {
     const args = [process.argv[1], "--cosmovisor-config", settings, "rehearse", plan.name, "-o", "json"];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
     this.child = child;
-    try {
-      if (child.pid) setPriority(child.pid, REHEARSAL_NICENESS);
-    } catch {
-      // Not allowed to lower it: the rehearsal runs at visor's priority.
-    }
     logger.info("rehearsing the next upgrade on a copy of the home (VISOR_REHEARSE_BEFORE)", {
       plan: plan.name,
       height: plan.height,
