@@ -45,7 +45,7 @@ const QUICK = {
   backupMb: 128,
 };
 
-export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only rest,grpc,tx,detection,download,backup,downtime,history,memory,startup,cometbft,network]
+export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only rest,grpc,tx,detection,download,backup,downtime,history,memory,startup,cometbft,network,rehearsal]
   [--runs N] [--duration S] [--connections N] [--txs N] [--history-blocks N] [--accounts N]
   [--download-mb N] [--backup-mb N] [--no-doc] [--doc-only]`;
 

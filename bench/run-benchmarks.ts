@@ -16,6 +16,7 @@ import { killLeftoverProcesses } from "./leftover-processes.js";
 import { describeMachine } from "./machine.js";
 import { networkBench } from "./network.js";
 import { nodeMemory } from "./node-memory.js";
+import { rehearsalBesideValidator } from "./rehearsal-beside-validator.js";
 import { restThroughput } from "./rest-throughput.js";
 import { type BenchResults, readLatestResults, resultsPath, writeResults } from "./results-file.js";
 import { liveScratchDirs, removeAllScratchDirs } from "./scratch-dir.js";
@@ -39,6 +40,7 @@ const BENCHMARKS: [id: string, run: Benchmark][] = [
   ["startup", startup],
   ["cometbft", cometbftThroughput],
   ["network", networkBench],
+  ["rehearsal", rehearsalBesideValidator],
 ];
 
 /** The order sections appear in the results and the doc (issue 8's numbering, then later issues'). */
@@ -55,6 +57,7 @@ export const SECTION_ORDER = [
   "startup",
   "cometbft",
   "network",
+  "rehearsal",
 ];
 
 async function main(): Promise<void> {
