@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { parse, stringify } from "smol-toml";
 import { freePortRange, useCometbftEngine } from "./free-listener-ports.js";
-import { CHAIND_CLI, LocalTestnet, type ProposalOptions } from "./local-testnet.js";
+import { CHAIND_CLI, LocalTestnet, type ProposalOptions, type VisorExit } from "./local-testnet.js";
 
 export interface LocalNetworkOptions {
   /** Folder of the network: homes are `<dir>/node<i>`. */
@@ -54,6 +54,9 @@ interface NetworkDescription {
 
 /** What each node of the network listens on: six ports from here, the next node six ports on. */
 const PORTS_PER_NODE = 6;
+
+/** How many of a downed node's last lines a report shows. */
+const LINES_OF_A_DOWNED_NODE = 40;
 
 /**
  * A network of validators on CometBFT, each under its own visor (or stock cosmovisor), on loopback, for
@@ -137,6 +140,11 @@ export class LocalNetwork {
       cosmovisor: this.opts.cosmovisor?.[name],
       visorEnv: this.opts.visorEnv,
       echo: this.opts.echo ? (line) => this.opts.echo!(name, line) : undefined,
+      context: () => this.report(),
+      // Said when it happens, whatever the test does next, once the output it was writing has come in.
+      onUnexpectedExit: (exit) => {
+        setTimeout(() => console.error(`LocalNetwork: ${this.downed(name, exit)}`), 1000).unref();
+      },
     });
     this.nodes.push(node);
     this.names.push(name);
@@ -225,7 +233,7 @@ export class LocalNetwork {
   /** What a node that state-syncs may trust: a block `back` blocks below `node`'s tip, by its hash. */
   async trustPoint(node: LocalTestnet, back = 10): Promise<{ trustHeight: number; trustHash: string }> {
     const trustHeight = Math.max(1, (await node.height()) - back);
-    return { trustHeight, trustHash: (await header(node, trustHeight)).hash };
+    return { trustHeight, trustHash: (await this.header(node, trustHeight)).hash };
   }
 
   /** What `chaind testnet` printed: each validator's home, node id, listeners and keys. */
@@ -279,24 +287,60 @@ export class LocalNetwork {
 
   /** Each node's block hash at a height (the hash covers the app hash of the block before). */
   async blockHashes(height: number, nodes: LocalTestnet[] = this.nodes): Promise<string[]> {
-    return Promise.all(nodes.map(async (n) => (await header(n, height)).hash));
+    return Promise.all(nodes.map(async (n) => (await this.header(n, height)).hash));
   }
 
   /** Each node's app hash after executing block `height` (the header of the next block holds it). */
   async appHashes(height: number, nodes: LocalTestnet[] = this.nodes): Promise<string[]> {
-    return Promise.all(nodes.map(async (n) => (await header(n, height + 1)).appHash));
+    return Promise.all(nodes.map(async (n) => (await this.header(n, height + 1)).appHash));
   }
-}
 
-async function header(node: LocalTestnet, height: number): Promise<{ hash: string; appHash: string }> {
-  const url = `${node.rpcHttpUrl}/block?height=${height}`;
-  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  type Block = {
-    result?: { block_id: { hash: string }; block: { header: { app_hash: string } } };
-  };
-  const body = (await res.json()) as Block;
-  if (!body.result) throw new Error(`no block ${height} at ${url}: ${JSON.stringify(body)}`);
-  return { hash: body.result.block_id.hash, appHash: body.result.block.header.app_hash };
+  /**
+   * Each node's state, for a failure message: running (and when it last printed), stopped by the caller, or down
+   * (its supervisor ended by itself: how, when, and the node's last lines).
+   */
+  report(): string {
+    const now = Date.now();
+    const ago = (d: Date) => `${((now - d.getTime()) / 1000).toFixed(1)} s ago`;
+    const out = [`the network at ${new Date(now).toISOString()}:`];
+    this.nodes.forEach((node, i) => {
+      const name = this.names[i];
+      const exit = node.exit;
+      if (node.running) {
+        const last = node.lastOutputAt;
+        const line = node.lines.at(-1)?.slice(0, 200) ?? "";
+        out.push(`  ${name}: running, last output ${last ? `${ago(last)}: ${line}` : "none"}`);
+      } else if (!exit) out.push(`  ${name}: not started`);
+      else if (!exit.unexpected) out.push(`  ${name}: stopped by the caller ${ago(exit.at)}`);
+      else out.push(`  ${this.downed(name, exit)}`);
+    });
+    return out.join("\n");
+  }
+
+  /** A node whose supervisor ended by itself: how, when, and its last lines. */
+  private downed(name: string, exit: VisorExit): string {
+    const how = exit.signal ? `killed by ${exit.signal}` : `exited with status ${exit.code}`;
+    const lines = this.node(name).lines.slice(-LINES_OF_A_DOWNED_NODE);
+    return [
+      `${name}: DOWN: its supervisor ${how} at ${exit.at.toISOString()} without being asked to stop; its last lines:`,
+      ...lines.map((l) => `    | ${l}`),
+    ].join("\n");
+  }
+
+  private async header(node: LocalTestnet, height: number): Promise<{ hash: string; appHash: string }> {
+    const url = `${node.rpcHttpUrl}/block?height=${height}`;
+    const name = this.names[this.nodes.indexOf(node)];
+    let body: { result?: { block_id: { hash: string }; block: { header: { app_hash: string } } } };
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      body = (await res.json()) as typeof body;
+    } catch (e) {
+      const cause = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
+      throw new Error(`${name}'s RPC did not answer ${url}: ${cause}\n${this.report()}`, { cause: e });
+    }
+    if (!body.result) throw new Error(`no block ${height} at ${name}'s ${url}: ${JSON.stringify(body)}`);
+    return { hash: body.result.block_id.hash, appHash: body.result.block.header.app_hash };
+  }
 }
 
 function readToml(path: string): Record<string, unknown> {

@@ -46,6 +46,22 @@ export interface LocalTestnetOptions {
   cometbft?: string;
   /** A stock `cosmovisor` binary to supervise the node instead of visor (same environment and folder layout). */
   cosmovisor?: string;
+  /**
+   * What a wait that timed out adds to its error (a network's state: which nodes are down, with their last lines),
+   * so that a failure can be diagnosed from the test's output alone.
+   */
+  context?: () => string;
+  /** Called when visor ends without being asked to (not through stop(), kill() or exited()). */
+  onUnexpectedExit?: (exit: VisorExit) => void;
+}
+
+/** How a run of visor ended. */
+export interface VisorExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: Date;
+  /** False when the harness asked for it (stop, kill) or waited for it (exited). */
+  unexpected: boolean;
 }
 
 /** The proposal id in the events of a `--wait -o json` submission. */
@@ -74,6 +90,9 @@ export class LocalTestnet {
   private out: LineCollector | null = null;
   private readonly collected: string[] = [];
   private seen = 0;
+  private ending = false;
+  private lastExit: VisorExit | null = null;
+  private lastLineAt: Date | null = null;
   /** Listener name (rpc, api, grpc, telemetry) -> address, from the node's start-up lines. */
   readonly listeners = new Map<string, string>();
 
@@ -164,9 +183,18 @@ export class LocalTestnet {
       buffer: false,
     });
     this.visor = proc;
+    this.ending = false;
+    this.lastExit = null;
+    // The exit itself, not the end of its output, which a process it left behind may hold open.
+    proc.once("exit", (code, signal) => {
+      const exit = { code, signal, at: new Date(), unexpected: !this.ending };
+      this.lastExit = exit;
+      if (exit.unexpected) this.opts.onUnexpectedExit?.(exit);
+    });
     // One collector per run of visor; lines of earlier runs stay readable in `lines`.
     const out = new LineCollector(proc.all!, (line) => {
       this.collected.push(line);
+      this.lastLineAt = new Date();
       this.opts.echo?.(line);
       const listener = line.match(/\b(\w+) listening address=(\S+)/);
       if (listener) this.listeners.set(listener[1], listener[2]);
@@ -180,6 +208,29 @@ export class LocalTestnet {
   /** Every line visor and the node printed, across restarts. */
   get lines(): string[] {
     return this.collected;
+  }
+
+  /** Whether visor runs: started, and neither stopped nor ended by itself since. */
+  get running(): boolean {
+    return this.visor !== null && this.lastExit === null;
+  }
+
+  /** How visor's last run ended; null while it runs or before its first start. */
+  get exit(): VisorExit | null {
+    return this.lastExit;
+  }
+
+  /** When visor or the node last printed a line. */
+  get lastOutputAt(): Date | null {
+    return this.lastLineAt;
+  }
+
+  /** A timed-out wait's error, with what `context` says about the rest of the network. */
+  private explained(e: unknown): Error {
+    const err = e instanceof Error ? e : new Error(String(e));
+    const context = this.opts.context?.();
+    if (context) err.message += `\n${context}`;
+    return err;
   }
 
   /** The node's RPC: as it announced it, or (a testnet started by another process) from its config.toml. */
@@ -200,7 +251,9 @@ export class LocalTestnet {
   /** The next line (from the last `mark()` on, or from the start when `fromStart`) matching `re`. */
   waitForLine(re: RegExp, timeoutMs = 30_000, fromStart = false): Promise<RegExpMatchArray> {
     if (!this.out) return Promise.reject(new Error("testnet not started"));
-    return this.out.waitFor(re, timeoutMs, fromStart ? 0 : this.seen);
+    return this.out.waitFor(re, timeoutMs, fromStart ? 0 : this.seen).catch((e: unknown) => {
+      throw this.explained(e);
+    });
   }
 
   /** Forgets lines seen so far, so waitForLine looks only at what comes next. */
@@ -240,7 +293,8 @@ export class LocalTestnet {
   async waitForHeight(height: number, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while ((await this.height().catch(() => 0)) < height) {
-      if (Date.now() > deadline) throw new Error(`height ${height} not reached in ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw this.explained(new Error(`height ${height} not reached in ${timeoutMs} ms`));
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -353,6 +407,7 @@ export class LocalTestnet {
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
     let stopping = false;
     const relay = async (sig: NodeJS.Signals) => {
+      this.ending = true;
       this.visor?.kill(sig === "SIGINT" ? "SIGINT" : "SIGTERM");
       if (stopping) return;
       stopping = true;
@@ -371,6 +426,7 @@ export class LocalTestnet {
   async exited(timeoutMs = 60_000): Promise<number> {
     if (!this.visor) throw new Error("testnet not started");
     const proc = this.visor;
+    this.ending = true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`visor still running after ${timeoutMs} ms`)), timeoutMs);
@@ -385,6 +441,7 @@ export class LocalTestnet {
     const proc = this.visor;
     if (!proc) return;
     this.visor = null;
+    this.ending = true;
     // Stock cosmovisor is stopped as systemd stops its unit, the whole group at once: after an upgrade, v1.5
     // ends on SIGTERM without passing it to the new daemon (its first launch's handler still holds the signal).
     const group = this.opts.cosmovisor !== undefined && proc.pid !== undefined;
@@ -410,6 +467,7 @@ export class LocalTestnet {
     const proc = this.visor;
     if (!proc?.pid) return;
     this.visor = null;
+    this.ending = true;
     for (const pid of [proc.pid, ...descendants(proc.pid)]) {
       try {
         process.kill(pid, "SIGKILL");

@@ -46,6 +46,8 @@ const SAME_STOP_WINDOW_MS = 250;
  */
 export class VisorRunner {
   private child: ChildProcess | null = null;
+  /** Whether the running daemon leads a process group of its own (see runChild). */
+  private daemonGroup = false;
   private stopping: NodeJS.Signals | null = null;
   private readonly status: StatusFile;
   private readonly api: NodeApi;
@@ -120,7 +122,7 @@ export class VisorRunner {
         return;
       }
       this.deps.logger.warn("signalled again while the daemon stops: killing it", { signal: sig });
-      child.kill("SIGKILL");
+      this.killDaemon(child);
       return;
     }
     child.kill(sig);
@@ -129,7 +131,7 @@ export class VisorRunner {
       const t = setTimeout(() => {
         if (child.exitCode !== null) return;
         this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
-        child.kill("SIGKILL");
+        this.killDaemon(child);
       }, this.config.shutdownGraceMs);
       child.once("exit", () => clearTimeout(t));
     }
@@ -347,8 +349,17 @@ export class VisorRunner {
     this.deps.metrics?.childStarts.inc();
     // VISOR_PID tells a daemon that knows it (chaind) that its upgrade halt may end the process at once.
     const env = { ...process.env, VISOR_PID: String(process.pid) };
+    // Unattended (no terminal on stdin), the daemon leads a process group of its own, so that what it started
+    // (chaind's CometBFT) can be killed with it: a daemon that dies or is killed without stopping its children
+    // would leave them running, holding the node's ports, databases and visor's output. At a terminal it stays
+    // in the terminal's group, where it can read a prompt's answer and Ctrl-C reaches it and its children.
+    this.daemonGroup = !process.stdin.isTTY;
     const output = this.deps.daemonOutput;
-    const child = spawn(bin, [...args], { stdio: output ? ["ignore", "pipe", "pipe"] : "inherit", env });
+    const child = spawn(bin, [...args], {
+      stdio: output ? ["ignore", "pipe", "pipe"] : "inherit",
+      env,
+      detached: this.daemonGroup,
+    });
     if (output) for (const s of [child.stdout, child.stderr]) s?.pipe(output, { end: false });
     const startedAt = performance.now();
     this.child = child;
@@ -435,6 +446,10 @@ export class VisorRunner {
         this.status.update({ child_pid: null });
         const status = code ?? (signal ? (SIGNAL_CODES[signal] ?? 1) : 1);
         this.deps.logger.info("daemon exited", { code: code ?? "none", signal: signal ?? "none" });
+        if (this.killLeftovers(child))
+          this.deps.logger.warn("the daemon left processes of its own running: killed them", {
+            group: child.pid ?? 0,
+          });
         if (this.stopping)
           resolve({ kind: "stopped", code: status === SIGNAL_CODES[this.stopping] ? 0 : status });
         else if (upgradeDue) resolve({ kind: "upgrade" });
@@ -443,18 +458,45 @@ export class VisorRunner {
     });
   }
 
+  /** SIGKILL to the daemon, and to every process of its group when it leads one. */
+  private killDaemon(child: ChildProcess): void {
+    if (this.daemonGroup && child.pid !== undefined)
+      try {
+        process.kill(-child.pid, "SIGKILL");
+        return;
+      } catch {
+        // The group has ended; the daemon itself may still be a zombie to reap.
+      }
+    child.kill("SIGKILL");
+  }
+
+  /**
+   * Right after the daemon has exited: SIGKILL to what is left of its process group (children it did not stop).
+   * Its pid cannot have been reused yet: a live group keeps its id from being given to a new process. Answers
+   * whether anything was left.
+   */
+  private killLeftovers(child: ChildProcess): boolean {
+    if (!this.daemonGroup || child.pid === undefined) return false;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** DAEMON_SHUTDOWN_GRACE: 0 kills at once; else SIGINT, and SIGKILL when the grace runs out. */
   private async stopChild(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null) return;
     if (this.config.shutdownGraceMs === 0) {
-      child.kill("SIGKILL");
+      this.killDaemon(child);
       return;
     }
     child.kill("SIGINT");
     const t = setTimeout(() => {
       if (child.exitCode === null) {
         this.deps.logger.warn("daemon did not stop within DAEMON_SHUTDOWN_GRACE: killing it");
-        child.kill("SIGKILL");
+        this.killDaemon(child);
       }
     }, this.config.shutdownGraceMs);
     child.once("exit", () => clearTimeout(t));
