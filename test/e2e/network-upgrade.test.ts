@@ -88,6 +88,8 @@ describe.skipIf("missing" in cometbft)(
         validators: 4,
         genesisBinary: rel.v1!.binary,
         cometbft: (cometbft as { path: string }).path,
+        // node2 under stock cosmovisor, the others under visor.
+        cosmovisor: "path" in cosmovisor ? { node2: cosmovisor.path } : undefined,
         blockTime: "300ms",
         votingPeriod: "15s",
         visorEnv: { UNSAFE_SKIP_BACKUP: "true", DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true" },
