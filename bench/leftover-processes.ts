@@ -24,3 +24,18 @@ export function killLeftoverProcesses(dir: string): string[] {
   }
   return found;
 }
+
+/**
+ * Stops a testnet's visor, then ends what it left running under `dir` (see killLeftoverProcesses), saying so in
+ * `notes`.
+ */
+export async function stopVisorAndSweep(
+  net: { stop(): Promise<void> } | null,
+  dir: string,
+  notes: string[],
+): Promise<void> {
+  await net?.stop();
+  const left = killLeftoverProcesses(dir);
+  if (left.length > 0)
+    notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
+}

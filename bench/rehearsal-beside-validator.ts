@@ -7,7 +7,7 @@ import { x as extractTar } from "tar";
 import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { buildFixtureRelease } from "./fixture-releases.js";
-import { killLeftoverProcesses } from "./leftover-processes.js";
+import { stopVisorAndSweep } from "./leftover-processes.js";
 import { median, percentile } from "./median-ratio.js";
 import { scratchDir } from "./scratch-dir.js";
 
@@ -315,10 +315,7 @@ export async function rehearsalBesideValidator(opts: BenchOptions): Promise<Benc
     const tail = net ? `; last lines:\n${net.lines.slice(-15).join("\n")}` : "";
     throw new Error(`${(e as Error).message}${tail}`);
   } finally {
-    await net?.stop();
-    const left = killLeftoverProcesses(dir.path);
-    if (left.length > 0)
-      notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
+    await stopVisorAndSweep(net, dir.path, notes);
     await server?.close();
     dir.remove();
   }

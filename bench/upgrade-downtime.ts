@@ -8,7 +8,7 @@ import type { BenchOptions } from "./bench-options.js";
 import { type BenchSection, figure } from "./bench-result.js";
 import { ChaindNode } from "./chaind-node.js";
 import { type BuiltRelease, buildFixtureRelease } from "./fixture-releases.js";
-import { killLeftoverProcesses } from "./leftover-processes.js";
+import { stopVisorAndSweep } from "./leftover-processes.js";
 import { median } from "./median-ratio.js";
 import { scratchDir } from "./scratch-dir.js";
 
@@ -88,11 +88,8 @@ async function oneUpgrade(
           )
           .join("; ")}.`,
       );
-    await net.stop();
+    await stopVisorAndSweep(net, dir.path, notes);
     net = null;
-    const left = killLeftoverProcesses(dir.path);
-    if (left.length > 0)
-      notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
     // The home's ports were picked free when it was made; another process may hold one by now.
     const home = join(dir.path, "net", "node");
     await useFreeListenerPorts(home);
@@ -114,10 +111,7 @@ async function oneUpgrade(
     const tail = net ? `; last lines:\n${net.lines.slice(-15).join("\n")}` : "";
     throw new Error(`${(e as Error).message}${tail}`);
   } finally {
-    await net?.stop();
-    const left = killLeftoverProcesses(dir.path);
-    if (left.length > 0)
-      notes.push(`After visor stopped, its daemon was still running and was killed: ${left.join("; ")}.`);
+    await stopVisorAndSweep(net, dir.path, notes);
     dir.remove();
   }
 }
