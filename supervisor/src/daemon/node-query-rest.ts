@@ -19,6 +19,14 @@ export class RestNodeQuery implements NodeQuery {
   }
 
   private async get<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+    return (await this.read<T>(path, headers)).body;
+  }
+
+  /** The answer and the height of the state it was read from, as Cosmos gateways report it in a header. */
+  private async read<T>(
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ body: T; stateHeight: number | null }> {
     let res: Response;
     let text: string;
     try {
@@ -29,8 +37,11 @@ export class RestNodeQuery implements NodeQuery {
     }
     if (!res.ok)
       throw new VisorError("NODE_API", `${this.label}${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
+    const h = Number(
+      res.headers.get("x-cosmos-block-height") ?? res.headers.get("grpc-metadata-x-cosmos-block-height"),
+    );
     try {
-      return JSON.parse(text) as T;
+      return { body: JSON.parse(text) as T, stateHeight: Number.isSafeInteger(h) && h > 0 ? h : null };
     } catch {
       throw new VisorError("NODE_API", `${this.label}${path}: the answer is not JSON`);
     }
@@ -70,5 +81,17 @@ export class RestNodeQuery implements NodeQuery {
       height === undefined ? {} : { "x-cosmos-block-height": String(height) },
     );
     return Object.fromEntries((r.module_versions ?? []).map((m) => [m.name, String(m.version)]));
+  }
+
+  /**
+   * The height plan `name` was applied at (0 while it is not), and the committed height of the state that says
+   * so. Unlike the latest block, which a node may have stored before its application committed it, both move
+   * only when a block is committed.
+   */
+  async appliedPlan(name: string): Promise<{ height: number; stateHeight: number | null }> {
+    const r = await this.read<{ height?: string }>(
+      `/cosmos/upgrade/v1beta1/applied_plan/${encodeURIComponent(name)}`,
+    );
+    return { height: Number(r.body.height ?? 0) || 0, stateHeight: r.stateHeight };
   }
 }

@@ -82,7 +82,6 @@ export async function runCopy(
     plan.name,
   ];
   const when: Moments = { began: performance.now() };
-  let upgradeHeight = 0;
   const runner = new VisorRunner(
     config,
     new VisorLayout(config),
@@ -95,7 +94,6 @@ export async function runCopy(
       onEvent: (e) => {
         const moment = RUNNER_EVENTS[e.event as keyof typeof RUNNER_EVENTS];
         if (moment) when[moment] ??= performance.now();
-        if (e.event === "detected") upgradeHeight = e.height;
       },
     },
   );
@@ -142,10 +140,14 @@ export async function runCopy(
       break;
     }
     if (!when.restarted) continue;
-    const height = await rest.height().catch(() => 0);
-    if (height >= upgradeHeight) when.upgradeBlock ??= performance.now();
-    if (height > upgradeHeight) when.firstBlock ??= performance.now();
-    blocks = Math.max(0, height - upgradeHeight + 1);
+    // Committed heights only: a node can store the upgrade block before its handler has run (or failed).
+    const applied = await rest.appliedPlan(plan.name).catch(() => null);
+    if (!applied?.height) continue;
+    const upgradeHeight = applied.height;
+    when.upgradeBlock ??= performance.now();
+    const committed = applied.stateHeight ?? (await rest.height().catch(() => 0));
+    if (committed > upgradeHeight) when.firstBlock ??= performance.now();
+    blocks = Math.max(0, committed - upgradeHeight + 1);
     if (blocks >= opts.blocks) {
       // The state at the halt, as the new binary reads it back, and the state its handler left.
       versions.before = await rest.moduleVersions(upgradeHeight - 1).catch(() => null);
