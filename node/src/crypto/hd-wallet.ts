@@ -1,3 +1,4 @@
+import { pbkdf2Sync } from "node:crypto";
 import { HDKey } from "@scure/bip32";
 import * as bip39 from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
@@ -39,8 +40,18 @@ export function cosmosHdPath(account = 0, index = 0): string {
 /** The secp256k1 private key at m/44'/118'/{account}'/0/{index} of a mnemonic. */
 export function deriveSecp256k1Key(mnemonic: string, opts: DeriveOptions = {}): Uint8Array {
   const path = cosmosHdPath(opts.account, opts.index);
-  const seed = bip39.mnemonicToSeedSync(normalizeMnemonic(mnemonic), opts.bip39Passphrase ?? "");
+  const seed = mnemonicSeed(normalizeMnemonic(mnemonic), opts.bip39Passphrase ?? "");
   const key = HDKey.fromMasterSeed(seed).derive(path);
   if (!key.privateKey) throw new Error("HD derivation produced no private key");
   return key.privateKey;
+}
+
+/**
+ * BIP-39's seed: PBKDF2-HMAC-SHA512 of the NFKD mnemonic, salted with "mnemonic" and the NFKD passphrase, 2048
+ * rounds. Node's native PBKDF2 takes about 3 ms where the pure-JS one took about 150 ms, paid by every
+ * `keys add` and recovery.
+ */
+function mnemonicSeed(mnemonic: string, passphrase: string): Uint8Array {
+  const nfkd = (s: string) => Buffer.from(s.normalize("NFKD"), "utf8");
+  return pbkdf2Sync(nfkd(mnemonic), nfkd(`mnemonic${passphrase}`), 2048, 64, "sha512");
 }

@@ -40,6 +40,14 @@ describe("hd wallet", () => {
     expect(() => cosmosHdPath(0, 2 ** 31)).toThrow(/invalid HD index/);
   });
 
+  it("takes BIP-39's seed with the passphrase as the standard's TREZOR vector does", () => {
+    // BIP-39's published seed for this mnemonic under "TREZOR" (c55257c3...7463b04), taken to m/44'/118'/0'/0/0
+    // by @scure/bip39 and @scure/bip32: an answer from an implementation other than ours.
+    expect(Buffer.from(deriveSecp256k1Key(ABANDON, { bip39Passphrase: "TREZOR" })).toString("hex")).toBe(
+      "4645116d580e8b9c032613f8496591d75e44da0df7e1aa8b480053a0b653447d",
+    );
+  });
+
   it("generates valid 24-word mnemonics", () => {
     const m = generateMnemonic();
     expect(m.split(" ")).toHaveLength(24);
