@@ -26,7 +26,7 @@ import { Level } from "level";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sourceDiffers, sourceOf, writeSource } from "../../supervisor/src/artifacts/artifact-source.js";
 import { ensureUpgradeBinary } from "../../supervisor/src/artifacts/upgrade-binary.js";
-import { addUpgradeCommand } from "../../supervisor/src/cli/visor-commands.js";
+import { addUpgradeCommand } from "../../supervisor/src/cli/add-upgrade-command.js";
 import { loadVisorConfig } from "../../supervisor/src/config/visor-config.js";
 import { genesisChainId } from "../../supervisor/src/daemon/genesis-chain-id.js";
 import { readHomeHeight } from "../../supervisor/src/daemon/home-height.js";

@@ -9,56 +9,24 @@ import {
 } from "../config/visor-config.js";
 import { redactUrls } from "../errors/url-redaction.js";
 import { exitStatusOf, VisorError } from "../errors/visor-error.js";
-import { VisorHomeLock } from "../home/visor-home-lock.js";
-import { VisorLayout } from "../home/visor-layout.js";
-import { visorLogger } from "../reporting/visor-logger.js";
-import { VisorMetrics } from "../reporting/visor-metrics.js";
-import { VisorRunner } from "../run/visor-runner.js";
 import { takeCosmovisorConfig } from "./cosmovisor-config-flag.js";
-import {
-  addBatchUpgradeCommand,
-  addUpgradeCommand,
-  configCommand,
-  initCommand,
-  prepareUpgradeCommand,
-  rehearseCommand,
-  rollbackCommand,
-  showUpgradeInfoCommand,
-  statusCommand,
-  versionCommand,
-} from "./visor-commands.js";
 import { withCompletion } from "./visor-completion.js";
 
+// Each command's module is imported when it runs: `visor status` or `init` need not load the downloader, the
+// gRPC client and the runner, which tripled a short command's start-up.
+
 /** The settings by `read`, with what it ignored (unknown keys in the file) logged as warnings. */
-function settings(
+async function settings(
   read: (env: NodeJS.ProcessEnv, opts: LoadOptions) => VisorConfig,
   opts: LoadOptions,
-): VisorConfig {
+): Promise<VisorConfig> {
   const ignored: string[] = [];
   const config = read(process.env, { ...opts, warn: (m) => ignored.push(m) });
-  const logger = visorLogger(config);
-  for (const m of ignored) logger.warn(m);
-  return config;
-}
-
-/** `visor run <daemon args...>`: everything after `run` belongs to the daemon, but --cosmovisor-config. */
-async function run(args: string[], configFile?: string): Promise<number> {
-  const config = settings(loadVisorConfig, { configFile, requireLayout: true });
-  const logger = visorLogger(config);
-  const layout = new VisorLayout(config);
-  // Before anything else (the metrics listener, the clean-up of staging folders, the orphaned daemon).
-  const lock = await VisorHomeLock.take(layout, "not starting a second visor on it");
-  try {
-    const metrics = config.metricsAddress ? new VisorMetrics() : null;
-    const server = metrics ? await metrics.listen(config.metricsAddress, { logger }) : null;
-    try {
-      return await new VisorRunner(config, layout, args, { logger, metrics }).run();
-    } finally {
-      await server?.close();
-    }
-  } finally {
-    await lock.release();
+  if (ignored.length) {
+    const logger = (await import("../reporting/visor-logger.js")).visorLogger(config);
+    for (const m of ignored) logger.warn(m);
   }
+  return config;
 }
 
 function wholeNumberFlag(name: string, v: number): number {
@@ -80,8 +48,11 @@ function durationFlag(name: string, v: string): number {
 
 async function main(args: string[]): Promise<number> {
   const { configFile, argv } = takeCosmovisorConfig(args);
-  if (argv[0] === "run") return run(argv.slice(1), configFile);
-  const cfg = (requireLayout = true): VisorConfig => settings(loadVisorConfig, { configFile, requireLayout });
+  if (argv[0] === "run") {
+    const config = await settings(loadVisorConfig, { configFile, requireLayout: true });
+    return (await import("./run-command.js")).runCommand(config, argv.slice(1));
+  }
+  const cfg = (requireLayout = true) => settings(loadVisorConfig, { configFile, requireLayout });
   await withCompletion(yargs(argv))
     .scriptName("visor")
     .option("cosmovisor-config", {
@@ -93,7 +64,11 @@ async function main(args: string[]): Promise<number> {
       "init <path>",
       "Install the genesis binary and the current link, and write cosmovisor/config.toml",
       (y) => y.positional("path", { type: "string", demandOption: true }),
-      (a) => initCommand(settings(configuredSettings, { configFile }), a.path),
+      async (a) =>
+        (await import("./init-command.js")).initCommand(
+          await settings(configuredSettings, { configFile }),
+          a.path,
+        ),
     )
     .command(
       "run",
@@ -108,15 +83,19 @@ async function main(args: string[]): Promise<number> {
         y
           .option("output", { alias: "o", choices: ["text", "json"], default: "text" })
           .option("cosmovisor-only", { type: "boolean", default: false }),
-      (a) => versionCommand(cfg, { json: a.output === "json", visorOnly: a["cosmovisor-only"] }),
+      async (a) =>
+        (await import("./version-command.js")).versionCommand(cfg, {
+          json: a.output === "json",
+          visorOnly: a["cosmovisor-only"],
+        }),
     )
     .command(
       "config",
       "Print the effective settings as cosmovisor does; --output toml: as config.toml",
       (y) => y.option("output", { alias: "o", choices: ["text", "toml"], default: "text" }),
-      (a) =>
-        configCommand(
-          a.output === "toml" ? settings(configuredSettings, { configFile }) : cfg(false),
+      async (a) =>
+        (await import("./config-command.js")).configCommand(
+          a.output === "toml" ? await settings(configuredSettings, { configFile }) : await cfg(false),
           a.output === "toml" ? "toml" : "text",
         ),
     )
@@ -129,31 +108,43 @@ async function main(args: string[]): Promise<number> {
           .positional("path", { type: "string", demandOption: true })
           .option("force", { type: "boolean", default: false })
           .option("upgrade-height", { type: "number" }),
-      (a) => addUpgradeCommand(cfg(), a.name, a.path, { force: a.force, height: a["upgrade-height"] }),
+      async (a) =>
+        (await import("./add-upgrade-command.js")).addUpgradeCommand(await cfg(), a.name, a.path, {
+          force: a.force,
+          height: a["upgrade-height"],
+        }),
     )
     .command(
       "add-batch-upgrade",
       "Install binaries for several upgrades at heights",
       (y) => y.option("upgrade-file", { type: "string" }).option("upgrade-list", { type: "string" }),
-      (a) => addBatchUpgradeCommand(cfg(), { file: a["upgrade-file"], list: a["upgrade-list"] }),
+      async (a) =>
+        (await import("./add-upgrade-command.js")).addBatchUpgradeCommand(await cfg(), {
+          file: a["upgrade-file"],
+          list: a["upgrade-list"],
+        }),
     )
     .command(
       "prepare-upgrade",
       "Download the binary of the node's scheduled plan now",
       () => {},
-      () => prepareUpgradeCommand(cfg()),
+      async () => (await import("./prepare-upgrade-command.js")).prepareUpgradeCommand(await cfg()),
     )
     .command(
       "show-upgrade-info",
       "Print data/upgrade-info.json",
       () => {},
-      () => showUpgradeInfoCommand(cfg()),
+      async () => (await import("./show-upgrade-info-command.js")).showUpgradeInfoCommand(await cfg()),
     )
     .command(
       "status",
       "Print what visor runs, the next upgrade and whether it is ready, the batch queue and the last upgrade",
       (y) => y.option("output", { alias: "o", choices: ["text", "json"], default: "text" }),
-      (a) => statusCommand(cfg(), a.output === "json" ? "json" : "text"),
+      async (a) =>
+        (await import("./status-command.js")).statusCommand(
+          await cfg(),
+          a.output === "json" ? "json" : "text",
+        ),
     )
     .command(
       "rehearse [plan]",
@@ -173,8 +164,8 @@ async function main(args: string[]): Promise<number> {
             describe: "how long the copy may take from its start to those blocks (Go duration)",
           })
           .option("keep-copy", { type: "boolean", default: false, describe: "leave the copy for a look" }),
-      (a) =>
-        rehearseCommand(cfg(), {
+      async (a) =>
+        (await import("./rehearse-command.js")).rehearseCommand(await cfg(), {
           plan: a.plan,
           blocks: wholeNumberFlag("blocks", a.blocks),
           timeoutMs: durationFlag("timeout", a.timeout),
@@ -186,7 +177,7 @@ async function main(args: string[]): Promise<number> {
       "rollback",
       "Undo the last upgrade while its new binary has committed no block: restore the data backup, point current back",
       () => {},
-      () => rollbackCommand(cfg()),
+      async () => (await import("./rollback-command.js")).rollbackCommand(await cfg()),
     )
     .demandCommand(1, "a command is required; see --help")
     .strict()

@@ -43,3 +43,8 @@ export function readUpgradeInfo(path: string): UpgradePlan | null {
   }
   return validatePlan(doc, path);
 }
+
+/** Whether two plan names are the same upgrade (case-insensitive unless recasing is off, as cosmovisor). */
+export function samePlanName(a: string, b: string, config: { disableRecase: boolean }): boolean {
+  return config.disableRecase ? a === b : a.toLowerCase() === b.toLowerCase();
+}

@@ -1,9 +1,9 @@
 import type { UpgradePlan } from "../daemon/upgrade-info.js";
+import { samePlanName } from "../daemon/upgrade-info.js";
 import { readBatch } from "./batch-feed.js";
 import type { PrefetchOutcome } from "./prefetch-outcome.js";
 import type { LookAheadContext, Prefetcher } from "./prefetcher.js";
 import { checkReadiness } from "./upgrade-readiness.js";
-import { samePlanName } from "./upgrader.js";
 import type { NextUpgrade } from "./visor-status.js";
 
 /** A plan whose checks all passed is checked again this often (a release host may go, a disk fill up). */

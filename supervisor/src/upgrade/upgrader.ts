@@ -15,11 +15,6 @@ import { backupData } from "./data-backup.js";
 import { runCustomPreUpgrade, runPreUpgrade } from "./pre-upgrade.js";
 import type { StatusFile } from "./visor-status.js";
 
-/** Whether two plan names are the same upgrade (case-insensitive unless recasing is off, as cosmovisor). */
-export function samePlanName(a: string, b: string, config: Pick<VisorConfig, "disableRecase">): boolean {
-  return config.disableRecase ? a === b : a.toLowerCase() === b.toLowerCase();
-}
-
 /** Set in an upgrade folder until its `pre-upgrade` has succeeded, so one cut short runs again. */
 const PRE_UPGRADE_PENDING = ".pre-upgrade-pending";
 

@@ -2,12 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { readSource } from "../artifacts/artifact-source.js";
 import type { VisorConfig } from "../config/visor-config.js";
-import { readUpgradeInfo, type UpgradePlan } from "../daemon/upgrade-info.js";
+import { readUpgradeInfo, samePlanName, type UpgradePlan } from "../daemon/upgrade-info.js";
 import { redactUrls } from "../errors/url-redaction.js";
 import type { VisorLayout } from "../home/visor-layout.js";
 import { lastRehearsalFile, readLastRehearsal } from "../reporting/rehearsal-report.js";
 import { readBatch } from "./batch-feed.js";
-import { samePlanName } from "./upgrader.js";
 import type { NextUpgrade, VisorStatus } from "./visor-status.js";
 
 /** An artifact visor fetched (and verified) for a folder, as its record says. */
