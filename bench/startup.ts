@@ -12,7 +12,7 @@ import { scratchDir } from "./scratch-dir.js";
 
 const TIMEOUT_COMMIT_MS = 200;
 
-/** A program as a command line: the release's one-file binary, or Node running the workspace's dist/. */
+/** A program as a command line: the release's one-file binary, or Node running the workspace's bundle. */
 type Program = { file: string; prefix: string[] };
 
 /** ms from spawn to exit of one command, which must succeed. */
@@ -44,8 +44,8 @@ async function startToFirstBlock(p: Program, home: string): Promise<number> {
  * Issue 18: what `chaind` costs to start, against `node -e 0` (the floor: Node itself, nothing of ours), run
  * interleaved. `version` and `pre-upgrade` are what visor runs on every upgrade; `start` is measured to its first
  * committed block on a home whose chain has begun, less the one timeout_commit the first block waits. The release
- * binary (one esbuild bundle, what operators and visor run) and `node node/bin/chaind.js` (the workspace's dist/,
- * many ES modules, what the tests run) are both measured.
+ * binary (one esbuild bundle, what operators and visor run) and `node node/bin/chaind.js` (the workspace's build
+ * bundled into a few ES modules, node/dist/bundle/, what the tests run) are both measured.
  */
 export async function startup(opts: BenchOptions): Promise<BenchSection> {
   const dir = scratchDir("startup");
@@ -60,7 +60,7 @@ export async function startup(opts: BenchOptions): Promise<BenchSection> {
     if (!archive) throw new Error("the release build left no archive");
     await extractTar({ file: join(dir.path, "release", archive), cwd: dir.path });
     const release: Program = { file: join(dir.path, "bin", "chaind"), prefix: [] };
-    const dist: Program = { file: process.execPath, prefix: [CHAIND_CLI] };
+    const workspace: Program = { file: process.execPath, prefix: [CHAIND_CLI] };
     const home = join(dir.path, "home");
     makeBenchHome({ home, timeoutCommitMs: TIMEOUT_COMMIT_MS });
     // The first start runs InitChain; the measured ones restart a chain that has begun.
@@ -73,7 +73,7 @@ export async function startup(opts: BenchOptions): Promise<BenchSection> {
       add("node -e 0", await timed(process.execPath, ["-e", "0"]));
       for (const [label, p] of [
         ["release", release],
-        ["dist", dist],
+        ["workspace", workspace],
       ] as const) {
         add(`${label}: version`, await timed(p.file, [...p.prefix, "version"]));
         add(
