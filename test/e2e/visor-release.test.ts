@@ -128,7 +128,15 @@ describe("npm run release -- --visor", () => {
   });
 
   it("loads its embedded LevelDB library from a private cache, rewriting a planted one", async () => {
-    expect((await visor(["version", "--cosmovisor-only"])).exitCode).toBe(0);
+    // `status` reads the home's height from LevelDB; commands that never open it (version) do not load it.
+    const daemon = join(work, "fake-leveldb");
+    copyFileSync(FAKE_DAEMON, daemon);
+    chmodSync(daemon, 0o755);
+    const env = { DAEMON_HOME: join(work, "leveldb-home"), DAEMON_NAME: "fake" };
+    expect((await visor(["init", daemon], env)).exitCode).toBe(0);
+    const status = () => visor(["status"], env);
+    const first = await status();
+    expect(first.exitCode, first.stderr).toBe(0);
     const dir = join(cache, "visor-native");
     expect(statSync(dir).mode & 0o077).toBe(0);
     const [library] = readdirSync(dir).filter((f) => f.endsWith(".node"));
@@ -136,7 +144,7 @@ describe("npm run release -- --visor", () => {
     const embedded = readFileSync(join(dir, library));
 
     writeFileSync(join(dir, library), "not a shared library");
-    const replanted = await visor(["version", "--cosmovisor-only"]);
+    const replanted = await status();
     expect(replanted.exitCode, replanted.stderr).toBe(0);
     expect(readFileSync(join(dir, library)).equals(embedded)).toBe(true);
 
@@ -144,7 +152,7 @@ describe("npm run release -- --visor", () => {
     writeFileSync(join(dir, library), "planted");
     chmodSync(dir, 0o777);
     try {
-      const open = await visor(["version", "--cosmovisor-only"]);
+      const open = await status();
       expect(open.exitCode, open.stderr).toBe(0);
       expect(open.stderr).toContain(`warning: ${dir} is not a private folder of this user's`);
       expect(readFileSync(join(dir, library), "utf8")).toBe("planted");
